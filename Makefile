@@ -1,0 +1,42 @@
+# Two commands: `make run` serves the site, `make test` runs the whole suite.
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.deps-installed
+SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+APT_PACKAGES := gnugo
+
+.PHONY: run test lint build system-deps bench clean
+
+$(PY):
+	python3 -m venv $(VENV)
+
+$(STAMP): requirements.txt requirements-dev.txt | $(PY)
+	$(PY) -m pip install -q --upgrade pip setuptools wheel
+	$(PY) -m pip install -q -r requirements-dev.txt
+	touch $@
+
+build: $(STAMP)
+	$(PY) setup.py -q build_ext --inplace
+
+system-deps:
+	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing Debian packages:$$missing"; \
+	  $(SUDO) apt-get update -q && $(SUDO) apt-get install -y -q $$missing; \
+	fi
+
+run: build
+	$(PY) manage.py migrate --noinput
+	$(PY) manage.py runserver 127.0.0.1:8000
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+
+test: build system-deps lint
+	$(PY) -m pytest
+
+bench: build
+	$(PY) -m analysis.bench board
+
+clean:
+	rm -rf build analysis/go/*.so
