@@ -155,6 +155,10 @@ class Position:
         """Return the number of stones ``color`` has captured."""
         return self.board.prisoners(color)
 
+    def is_eye(self, point: int, color: int) -> bool:
+        """Return True if ``point`` is an empty real eye of ``color``."""
+        return self.board.is_eye(point, color)
+
     def stone_points(self, color: int) -> list[int]:
         """Return the flat indices of ``color``'s stones, in increasing order."""
         return np.flatnonzero(self.stones().ravel() == color).tolist()

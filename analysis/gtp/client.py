@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
 from collections.abc import Sequence
 
@@ -57,10 +58,8 @@ class GtpClient:
     def close(self) -> None:
         """Send ``quit`` if the engine is alive and wait for it to exit."""
         if self.proc.poll() is None:
-            try:
+            with contextlib.suppress(GtpError):
                 self.send("quit")
-            except GtpError:
-                pass
             try:
                 self.proc.wait(timeout=5)
             except subprocess.TimeoutExpired:

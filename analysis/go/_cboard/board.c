@@ -359,3 +359,89 @@ int gb_setup(GoBoard *b, int n, const int *points, const int *colors) {
     b->ko_color = 0;
     return 0;
 }
+
+int gb_is_eye(const GoBoard *b, int p, int color) {
+    if (GB_AT(b, GB_COLOR, p) != GB_EMPTY) return 0;
+    for (int d = 0; d < 4; d++) {
+        int c = GB_AT(b, GB_COLOR, p + b->dirs[d]);
+        if (c != color && c != GB_BORDER) return 0;
+    }
+    int diagonals[4] = {-b->W - 1, -b->W + 1, b->W - 1, b->W + 1};
+    int enemy = 0, edge = 0;
+    for (int d = 0; d < 4; d++) {
+        int c = GB_AT(b, GB_COLOR, p + diagonals[d]);
+        enemy += c == -color;
+        edge |= c == GB_BORDER;
+    }
+    return enemy == 0 || (!edge && enemy == 1);
+}
+
+static uint64_t xorshift(uint64_t *s) {
+    uint64_t x = *s;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return *s = x;
+}
+
+int gb_playout(GoBoard *b, int to_play, uint64_t *rng, int max_moves) {
+    int cand[GB_MAX_P];
+    int played = 0, passes = 0, color = to_play;
+    while (played < max_moves && passes < 2) {
+        int n = 0;
+        for (int r = 1; r <= b->size; r++)
+            for (int c = 1; c <= b->size; c++) {
+                int p = r * b->W + c;
+                if (GB_AT(b, GB_COLOR, p) == GB_EMPTY) cand[n++] = p;
+            }
+        int moved = 0;
+        while (n > 0) {
+            int i = (int)(xorshift(rng) % (uint64_t)n);
+            int p = cand[i];
+            cand[i] = cand[--n];
+            if (gb_is_eye(b, p, color)) continue;
+            int r = gb_play(b, p, color);
+            if (r == GB_ERR_NOMEM) return -1;
+            if (r >= 0) {
+                moved = 1;
+                break;
+            }
+        }
+        if (!moved && gb_pass(b, color) < 0) return -1;
+        passes = moved ? 0 : passes + 1;
+        played++;
+        color = -color;
+    }
+    return played;
+}
+
+void gb_area_owner(GoBoard *b, int8_t *owner) {
+    int stack[GB_MAX_P];
+    uint32_t m = next_mark(b);
+    for (int p = 0; p < b->W * b->W; p++) {
+        int c = GB_AT(b, GB_COLOR, p);
+        owner[p] = c == GB_BORDER ? 0 : (int8_t)c;
+    }
+    for (int start = 0; start < b->W * b->W; start++) {
+        if (GB_AT(b, GB_COLOR, start) != GB_EMPTY || b->mark[start] == m) continue;
+        int top = 0, n = 0, seen_black = 0, seen_white = 0;
+        int region[GB_MAX_P];
+        stack[top++] = start;
+        b->mark[start] = m;
+        while (top > 0) {
+            int p = stack[--top];
+            region[n++] = p;
+            for (int d = 0; d < 4; d++) {
+                int q = p + b->dirs[d], c = GB_AT(b, GB_COLOR, q);
+                if (c == GB_BLACK) seen_black = 1;
+                else if (c == GB_WHITE) seen_white = 1;
+                else if (c == GB_EMPTY && b->mark[q] != m) {
+                    b->mark[q] = m;
+                    stack[top++] = q;
+                }
+            }
+        }
+        int8_t v = seen_black && !seen_white ? GB_BLACK : seen_white && !seen_black ? GB_WHITE : 0;
+        for (int i = 0; i < n; i++) owner[region[i]] = v;
+    }
+}

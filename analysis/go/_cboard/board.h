@@ -101,4 +101,15 @@ uint64_t gb_zobrist(int p, int color);
 /* 1 if a (positional) hash appears among the positions before the current one. */
 int gb_hash_seen(const GoBoard *b, uint64_t h);
 
+/* 1 if p is an empty point whose neighbours are all color and whose diagonals
+ * hold at most one enemy stone (none on the edge): a real eye for playouts. */
+int gb_is_eye(const GoBoard *b, int p, int color);
+/* Random playout from the current position: uniformly random legal moves that
+ * never fill one's own eye, until two passes or max_moves.  Every move is an
+ * undoable frame; returns the number of frames pushed, or -1 if out of memory. */
+int gb_playout(GoBoard *b, int to_play, uint64_t *rng, int max_moves);
+/* Area ownership per padded point: stone colour, or the colour that alone
+ * borders an empty region, else 0. */
+void gb_area_owner(GoBoard *b, int8_t *owner);
+
 #endif

@@ -218,6 +218,62 @@ static PyObject *point_bytes(BoardObject *self, int liberties) {
 static PyObject *Board_stones(BoardObject *self, PyObject *unused) { return point_bytes(self, 0); }
 static PyObject *Board_liberty_counts(BoardObject *self, PyObject *unused) { return point_bytes(self, 1); }
 
+static PyObject *Board_is_eye(BoardObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 2) return PyErr_Format(PyExc_TypeError, "is_eye(point, color) takes 2 arguments");
+    long point = PyLong_AsLong(args[0]), color = PyLong_AsLong(args[1]);
+    if (PyErr_Occurred() || check_point(self, point, 0) < 0 || check_color(color) < 0) return NULL;
+    return PyBool_FromLong(gb_is_eye(&self->b, to_pad(&self->b, (int)point), (int)color));
+}
+
+static PyObject *Board_area_owner(BoardObject *self, PyObject *unused) {
+    int8_t owner[GB_MAX_P];
+    gb_area_owner(&self->b, owner);
+    int area = self->b.size * self->b.size;
+    PyObject *out = PyBytes_FromStringAndSize(NULL, area);
+    if (!out) return NULL;
+    char *buf = PyBytes_AS_STRING(out);
+    for (int i = 0; i < area; i++) buf[i] = owner[to_pad(&self->b, i)];
+    return out;
+}
+
+static PyObject *Board_ownership(BoardObject *self, PyObject *args) {
+    int to_play, playouts;
+    unsigned long long seed;
+    if (!PyArg_ParseTuple(args, "iiK", &to_play, &playouts, &seed)) return NULL;
+    if (check_color(to_play) < 0) return NULL;
+    if (playouts < 1) return PyErr_Format(PyExc_ValueError, "playouts must be positive, not %d", playouts);
+    GoBoard *b = &self->b;
+    int area = b->size * b->size;
+    uint64_t rng = seed * 0x9E3779B97F4A7C15ULL + 0x632BE59BD9B4E019ULL;
+    int8_t owner[GB_MAX_P];
+    long *sum = PyMem_Calloc(area, sizeof(long));
+    if (!sum) return PyErr_NoMemory();
+    int failed = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (int k = 0; k < playouts && !failed; k++) {
+        int frames = gb_playout(b, to_play, &rng, 3 * area + 50);
+        if (frames < 0) {
+            failed = 1;
+            break;
+        }
+        gb_area_owner(b, owner);
+        for (int i = 0; i < area; i++) sum[i] += owner[to_pad(b, i)];
+        for (int i = 0; i < frames; i++) gb_undo(b);
+    }
+    Py_END_ALLOW_THREADS
+    if (failed) {
+        PyMem_Free(sum);
+        return PyErr_NoMemory();
+    }
+    PyObject *out = PyBytes_FromStringAndSize(NULL, area * sizeof(double));
+    if (out) {
+        double *buf = (double *)PyBytes_AS_STRING(out);
+        for (int i = 0; i < area; i++) buf[i] = (double)sum[i] / playouts;
+    }
+    PyMem_Free(sum);
+    return out;
+}
+
 static PyObject *Board_prisoners(BoardObject *self, PyObject *arg) {
     long color = PyLong_AsLong(arg);
     if (PyErr_Occurred() || check_color(color) < 0) return NULL;
@@ -271,6 +327,14 @@ static PyMethodDef Board_methods[] = {
     {"stones", (PyCFunction)Board_stones, METH_NOARGS, "stones() -> bytes: int8 colour per point, row-major."},
     {"liberty_counts", (PyCFunction)Board_liberty_counts, METH_NOARGS,
      "liberty_counts() -> bytes: liberties of the string on each point (0 if empty), capped at 127."},
+    {"is_eye", (PyCFunction)(void (*)(void))Board_is_eye, METH_FASTCALL,
+     "is_eye(point, color) -> True if point is an empty real eye of color (neighbours all color, "
+     "diagonals at most one enemy stone, none on the edge)."},
+    {"area_owner", (PyCFunction)Board_area_owner, METH_NOARGS,
+     "area_owner() -> bytes: int8 per point, the stone's colour or the only colour bordering the empty region."},
+    {"ownership", (PyCFunction)Board_ownership, METH_VARARGS,
+     "ownership(to_play, playouts, seed) -> bytes: float64 per point, mean area owner (+1 black) over "
+     "random playouts that never fill an eye; the board is restored."},
     {"prisoners", (PyCFunction)Board_prisoners, METH_O, "prisoners(color) -> stones captured by color."},
     {"copy", (PyCFunction)Board_copy, METH_NOARGS, "copy() -> an independent Board with the same history."},
     {NULL, NULL, 0, NULL},

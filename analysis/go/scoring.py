@@ -1,0 +1,132 @@
+"""Scoring: area (Chinese, Tromp-Taylor) and territory (Japanese, Korean), and dead stones.
+
+Both scorings take the set of dead stones as given.  ``estimate_dead`` makes
+a first estimate from random playouts (the board core runs them in C); the
+networks will replace it with their ownership head.
+
+Territory scoring counts every empty region bordered by one colour alone,
+so eyes inside a seki count as territory too (Japanese rules would not
+count them); area scoring is exact.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+
+from analysis.go import _board
+from analysis.go.coords import BLACK, WHITE
+from analysis.go.position import Position
+
+AREA_RULES = {"chinese", "area", "tromp-taylor", "aga", "nz", "new zealand"}
+TERRITORY_RULES = {"japanese", "korean", "territory"}
+
+
+def rules_kind(rules: str) -> str:
+    """Return ``"area"`` or ``"territory"`` for a rules name (SGF RU values, any case).
+
+    Unknown names are scored by area (Tromp-Taylor).
+    """
+    name = rules.strip().lower()
+    if name in TERRITORY_RULES or name.startswith(("jap", "kor")):
+        return "territory"
+    return "area"
+
+
+@dataclass(frozen=True)
+class Score:
+    """A counted score; ``white`` includes komi."""
+
+    black: float
+    white: float
+    kind: str
+
+    @property
+    def margin(self) -> float:
+        """Black's lead (negative when white leads)."""
+        return self.black - self.white
+
+    def result(self) -> str:
+        """Return the result as ``B+3.5``, ``W+0.5`` or ``0`` for a draw."""
+        m = self.margin
+        if m == 0:
+            return "0"
+        return f"{'B' if m > 0 else 'W'}+{abs(m):g}"
+
+
+def _owners(stones: np.ndarray) -> np.ndarray:
+    """Return the area owner of every point of an int8 (size, size) board."""
+    size = stones.shape[0]
+    board = _board.Board(size)
+    flat = stones.ravel()
+    nonzero = np.flatnonzero(flat)
+    board.setup(nonzero.tolist(), flat[nonzero].tolist())
+    return np.frombuffer(board.area_owner(), dtype=np.int8).reshape(size, size)
+
+
+def _without_dead(pos: Position, dead: Iterable[int]) -> tuple[np.ndarray, int, int]:
+    """Return the board with dead stones removed, and the dead black and white stone counts."""
+    stones = pos.stones()
+    flat = stones.ravel()
+    dead = list(dead)
+    dead_black = sum(1 for p in dead if flat[p] == BLACK)
+    dead_white = sum(1 for p in dead if flat[p] == WHITE)
+    flat[dead] = 0
+    return stones, dead_black, dead_white
+
+
+def area_score(pos: Position, dead: Iterable[int] = ()) -> Score:
+    """Return the area score: stones plus surrounded empty points, komi to white."""
+    stones, _, _ = _without_dead(pos, dead)
+    owners = _owners(stones)
+    return Score(float((owners == BLACK).sum()), float((owners == WHITE).sum()) + pos.komi, "area")
+
+
+def territory_score(pos: Position, dead: Iterable[int] = ()) -> Score:
+    """Return the territory score: surrounded empty points, prisoners and dead stones, komi to white."""
+    stones, dead_black, dead_white = _without_dead(pos, dead)
+    owners = _owners(stones)
+    empty = stones == 0
+    black = float((owners[empty] == BLACK).sum() + pos.prisoners(BLACK) + dead_white)
+    white = float((owners[empty] == WHITE).sum() + pos.prisoners(WHITE) + dead_black) + pos.komi
+    return Score(black, white, "territory")
+
+
+def score(pos: Position, rules: str = "chinese", dead: Iterable[int] | None = None) -> Score:
+    """Return the score under ``rules``; ``dead`` defaults to ``estimate_dead(pos)``."""
+    dead = estimate_dead(pos) if dead is None else dead
+    if rules_kind(rules) == "territory":
+        return territory_score(pos, dead)
+    return area_score(pos, dead)
+
+
+def ownership(pos: Position, playouts: int = 200, seed: int = 0) -> np.ndarray:
+    """Return the mean area owner of each point (+1 black, -1 white) over random playouts.
+
+    The playouts start with the player to move and never fill a real eye.  Returns
+    a float64 (size, size) array; the position is unchanged.
+    """
+    raw = pos.board.ownership(pos.to_play, playouts, seed)
+    return np.frombuffer(raw, dtype=np.float64).reshape(pos.size, pos.size).copy()
+
+
+def estimate_dead(pos: Position, playouts: int = 200, seed: int = 0, threshold: float = 0.4) -> set[int]:
+    """Return the stones estimated dead: strings that the playouts mostly give to the opponent.
+
+    A string is dead when its mean ownership, seen from its own colour, is below
+    ``-threshold``.
+    """
+    owner = ownership(pos, playouts, seed).ravel()
+    flat = pos.stones().ravel()
+    dead: set[int] = set()
+    seen: set[int] = set()
+    for p in np.flatnonzero(flat).tolist():
+        if p in seen:
+            continue
+        string = pos.string(p)
+        seen.update(string)
+        if float(owner[string].mean()) * flat[p] < -threshold:
+            dead.update(string)
+    return dead
