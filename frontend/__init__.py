@@ -1,0 +1,1 @@
+"""Web front end: pages, health check and websocket consumers."""

@@ -1,0 +1,93 @@
+"""Helpers that turn environment variables into Django settings values.
+
+Every function here is pure apart from reading ``os.environ``, so the parsing rules can be tested
+without reloading the settings module.
+"""
+
+import os
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qsl, unquote, urlsplit
+
+from django.core.exceptions import ImproperlyConfigured
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off"}
+_POSTGRES_SCHEMES = {"postgres", "postgresql"}
+
+
+def env_str(name: str, default: str | None = None) -> str | None:
+    """Return the variable ``name``, or ``default`` when it is unset or empty."""
+    value = os.environ.get(name, "").strip()
+    return value or default
+
+
+def env_bool(name: str, default: bool) -> bool:
+    """Return the variable ``name`` read as a boolean (1/0, true/false, yes/no, on/off)."""
+    value = env_str(name)
+    if value is None:
+        return default
+    if value.lower() in _TRUE:
+        return True
+    if value.lower() in _FALSE:
+        return False
+    raise ImproperlyConfigured(f"{name}={value!r} is not a boolean")
+
+
+def env_int(name: str, default: int) -> int:
+    """Return the variable ``name`` read as an integer."""
+    value = env_str(name)
+    if value is None:
+        return default
+    try:
+        return int(value)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name}={value!r} is not an integer") from None
+
+
+def env_list(name: str, default: list[str]) -> list[str]:
+    """Return the variable ``name`` split on commas, ignoring blank items."""
+    value = env_str(name)
+    if value is None:
+        return default
+    return [item.strip() for item in value.split(",") if item.strip()]
+
+
+def database_config(url: str | None, sqlite_path: Path) -> dict[str, Any]:
+    """Return one ``DATABASES`` entry: SQLite at ``sqlite_path`` without a URL, else PostgreSQL.
+
+    The URL has the form ``postgres://user[:password]@host[:port]/name[?option=value...]``;
+    query parameters become connection ``OPTIONS`` (for example ``sslmode=require``).
+    """
+    if not url:
+        return {"ENGINE": "django.db.backends.sqlite3", "NAME": str(sqlite_path)}
+    parts = urlsplit(url)
+    if parts.scheme not in _POSTGRES_SCHEMES:
+        raise ImproperlyConfigured(f"DATABASE_URL scheme {parts.scheme!r} is not supported; use postgres://")
+    name = unquote(parts.path.lstrip("/"))
+    if not name:
+        raise ImproperlyConfigured("DATABASE_URL has no database name")
+    config: dict[str, Any] = {
+        "ENGINE": "django.db.backends.postgresql",
+        "NAME": name,
+        "USER": unquote(parts.username or ""),
+        "PASSWORD": unquote(parts.password or ""),
+        "HOST": parts.hostname or "",
+        "PORT": str(parts.port or ""),
+    }
+    options = dict(parse_qsl(parts.query))
+    if options:
+        config["OPTIONS"] = options
+    return config
+
+
+def channel_layers_config(redis_url: str | None) -> dict[str, Any]:
+    """Return ``CHANNEL_LAYERS``: Redis when ``redis_url`` is given, else the in-process layer."""
+    if redis_url:
+        return {
+            "default": {
+                "BACKEND": "channels_redis.core.RedisChannelLayer",
+                "CONFIG": {"hosts": [redis_url]},
+            }
+        }
+    return {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
