@@ -1,0 +1,100 @@
+"""Scoring: area and territory counts on diagrams, dead stones, and GNU Go as the referee."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from analysis.go.coords import BLACK, WHITE, from_gtp, parse_color
+from analysis.go.position import Position
+from analysis.go.scoring import Score, area_score, estimate_dead, rules_kind, score, territory_score
+from analysis.gtp.client import GNUGO, gnugo
+
+FINISHED = """
+    . X O . .
+    X X O . .
+    . X O O O
+    X X O . O
+    . X O O .
+"""
+
+
+def test_area_score_counts_stones_and_surrounded_points() -> None:
+    pos = Position.from_diagram(FINISHED, komi=0.5)
+    s = area_score(pos)
+    assert (s.black, s.white) == (10, 15.5)
+    assert s.result() == "W+5.5"
+
+
+def test_territory_score_counts_empty_points_and_prisoners() -> None:
+    pos = Position.from_diagram(FINISHED, komi=0.5)
+    assert territory_score(pos).result() == "W+3.5"
+    pos.play(from_gtp("E1", 5), WHITE)  # filling one's own territory costs a point
+    assert territory_score(pos).result() == "W+2.5"
+    assert area_score(pos).result() == "W+5.5"  # but not under area scoring
+
+
+def test_dead_stones_count_for_the_opponent() -> None:
+    pos = Position.from_diagram(FINISHED.replace(". X O . .\n    X X O . .", ". X O . .\n    X X O . X"),
+                                komi=0.5)
+    dead = estimate_dead(pos)
+    assert dead == {from_gtp("E4", 5)}
+    assert area_score(pos, dead).result() == "W+5.5"
+    assert territory_score(pos, dead).result() == "W+4.5"  # the dead stone is a prisoner too
+    assert score(pos, "japanese").result() == "W+4.5"
+    assert score(pos, "Chinese").result() == "W+5.5"
+
+
+def test_a_living_group_with_two_eyes_is_not_estimated_dead() -> None:
+    pos = Position.from_diagram("""
+        . X . X O . . . .
+        X X X X O . . . .
+        O O O O O . . . .
+        . . . . . . . . .
+        . . . . . . . . .
+        . . . . . . . . .
+        . . . . . . . . .
+        . . . . . . . . .
+        . . . . . . . . .
+    """)
+    assert estimate_dead(pos) == set()
+
+
+def test_result_strings() -> None:
+    assert Score(10, 6.5, "area").result() == "B+3.5"
+    assert Score(10, 10.5, "area").result() == "W+0.5"
+    assert Score(10, 10, "area").result() == "0"
+    assert Score(20, 7, "area").result() == "B+13"
+
+
+def test_rules_names_map_to_the_scoring_kind() -> None:
+    assert rules_kind("Japanese") == "territory"
+    assert rules_kind("Korean") == "territory"
+    assert rules_kind("Chinese") == "area"
+    assert rules_kind("tromp-taylor") == "area"
+    assert rules_kind("AGA") == "area"
+
+
+@pytest.mark.skipif(shutil.which(GNUGO) is None, reason="GNU Go is installed by `make test`")
+@pytest.mark.parametrize("seed", [1, 2])
+def test_area_score_of_a_finished_gnugo_game_matches_gnugo(seed: int) -> None:
+    """GNU Go plays itself to two passes, capturing every dead stone; then both count."""
+    with gnugo("--chinese-rules", "--capture-all-dead", "--seed", str(seed), level=0) as engine:
+        engine.send("boardsize 9")
+        engine.send("clear_board")
+        engine.send("komi 7")
+        pos = Position(9, komi=7)
+        color = BLACK
+        passes = 0
+        while passes < 2 and len(pos.moves) < 300:
+            vertex = engine.send(f"genmove {'black' if color == BLACK else 'white'}")
+            pos.play(from_gtp(vertex, 9), color)
+            passes = passes + 1 if vertex.lower() == "pass" else 0
+            color = -color
+        assert passes == 2
+        theirs = engine.send("final_score")
+        assert engine.send("final_status_list dead") == ""
+    assert estimate_dead(pos) == set()
+    assert area_score(pos).result() == theirs.replace(".0", "")
+    assert parse_color(theirs[0]) in (BLACK, WHITE)
