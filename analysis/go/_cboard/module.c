@@ -9,11 +9,13 @@
 #include <Python.h>
 
 #include "board.h"
+#include "ladder.h"
 
 typedef struct {
     PyObject_HEAD
     GoBoard b;
     int ready;
+    LadderSearch *ladder; /* allocated on first use */
 } BoardObject;
 
 static PyTypeObject BoardType;
@@ -58,6 +60,7 @@ static int Board_init(BoardObject *self, PyObject *args, PyObject *kwds) {
 
 static void Board_dealloc(BoardObject *self) {
     if (self->ready) gb_free(&self->b);
+    PyMem_Free(self->ladder);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -274,6 +277,81 @@ static PyObject *Board_ownership(BoardObject *self, PyObject *args) {
     return out;
 }
 
+static int parse_ladder_limits(BoardObject *self, int max_depth, int max_nodes) {
+    if (max_depth < 0 || max_depth > LADDER_MAX_DEPTH_CAP || max_nodes < 1) {
+        PyErr_Format(PyExc_ValueError, "max_depth must be 0..%d and max_nodes positive", LADDER_MAX_DEPTH_CAP);
+        return -1;
+    }
+    if (!self->ladder && !(self->ladder = PyMem_Malloc(sizeof(LadderSearch)))) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    ladder_init(self->ladder, max_depth, max_nodes);
+    return 0;
+}
+
+/* ladder_capture / ladder_captured: run one query on the string at point. */
+static PyObject *ladder_query(BoardObject *self, PyObject *args, PyObject *kwds, int attacker_first) {
+    static char *kwlist[] = {"point", "max_depth", "max_nodes", NULL};
+    long point;
+    int max_depth = 100, max_nodes = 1000;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "l|ii", kwlist, &point, &max_depth, &max_nodes)) return NULL;
+    if (check_point(self, point, 0) < 0) return NULL;
+    if (parse_ladder_limits(self, max_depth, max_nodes) < 0) return NULL;
+    LadderSearch *s = self->ladder;
+    int target = to_pad(&self->b, (int)point);
+    int captured = attacker_first ? ladder_capture(&self->b, s, target) : ladder_captured(&self->b, s, target);
+    PyObject *pv = PyList_New(s->pvlen[0]);
+    if (!pv) return NULL;
+    for (int i = 0; i < s->pvlen[0]; i++) PyList_SET_ITEM(pv, i, PyLong_FromLong(from_pad(&self->b, s->pv[0][i])));
+    return Py_BuildValue("(NNiN)", PyBool_FromLong(captured), pv, s->nodes, PyBool_FromLong(s->budget_hit));
+}
+
+static PyObject *Board_ladder_capture(BoardObject *self, PyObject *args, PyObject *kwds) {
+    return ladder_query(self, args, kwds, 1);
+}
+
+static PyObject *Board_ladder_captured(BoardObject *self, PyObject *args, PyObject *kwds) {
+    return ladder_query(self, args, kwds, 0);
+}
+
+/* Two planes of one byte per point, row-major, from two padded arrays. */
+static PyObject *two_planes(BoardObject *self, const uint8_t *a, const uint8_t *b) {
+    int area = self->b.size * self->b.size;
+    PyObject *out = PyBytes_FromStringAndSize(NULL, 2 * area);
+    if (!out) return NULL;
+    char *buf = PyBytes_AS_STRING(out);
+    for (int i = 0; i < area; i++) {
+        int p = to_pad(&self->b, i);
+        buf[i] = (char)a[p];
+        buf[area + i] = (char)b[p];
+    }
+    return out;
+}
+
+static PyObject *Board_ladder_string_maps(BoardObject *self, PyObject *args, PyObject *kwds) {
+    static char *kwlist[] = {"max_depth", "max_nodes", NULL};
+    int max_depth = 100, max_nodes = 1000;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|ii", kwlist, &max_depth, &max_nodes)) return NULL;
+    if (!self->ready) return PyErr_Format(PyExc_RuntimeError, "Board was not initialised");
+    if (parse_ladder_limits(self, max_depth, max_nodes) < 0) return NULL;
+    uint8_t captured[GB_MAX_P], escapes[GB_MAX_P];
+    ladder_string_maps(&self->b, self->ladder, captured, escapes);
+    return two_planes(self, captured, escapes);
+}
+
+static PyObject *Board_ladder_point_maps(BoardObject *self, PyObject *args, PyObject *kwds) {
+    static char *kwlist[] = {"color", "max_depth", "max_nodes", NULL};
+    int color, max_depth = 100, max_nodes = 1000;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "i|ii", kwlist, &color, &max_depth, &max_nodes)) return NULL;
+    if (!self->ready) return PyErr_Format(PyExc_RuntimeError, "Board was not initialised");
+    if (check_color(color) < 0 || parse_ladder_limits(self, max_depth, max_nodes) < 0) return NULL;
+    uint8_t captured[GB_MAX_P], threatens[GB_MAX_P];
+    ladder_point_maps(&self->b, self->ladder, color, captured, threatens);
+    if (PyErr_Occurred()) return NULL;
+    return two_planes(self, captured, threatens);
+}
+
 static PyObject *Board_prisoners(BoardObject *self, PyObject *arg) {
     long color = PyLong_AsLong(arg);
     if (PyErr_Occurred() || check_color(color) < 0) return NULL;
@@ -335,6 +413,20 @@ static PyMethodDef Board_methods[] = {
     {"ownership", (PyCFunction)Board_ownership, METH_VARARGS,
      "ownership(to_play, playouts, seed) -> bytes: float64 per point, mean area owner (+1 black) over "
      "random playouts that never fill an eye; the board is restored."},
+    {"ladder_capture", (PyCFunction)(void (*)(void))Board_ladder_capture, METH_VARARGS | METH_KEYWORDS,
+     "ladder_capture(point, max_depth=100, max_nodes=1000) -> (captured, pv, nodes, budget_hit): "
+     "the attacker moves first against the string at point (Cazenave's captureLadder)."},
+    {"ladder_captured", (PyCFunction)(void (*)(void))Board_ladder_captured, METH_VARARGS | METH_KEYWORDS,
+     "ladder_captured(point, max_depth=100, max_nodes=1000) -> (captured, pv, nodes, budget_hit): "
+     "the string's owner moves first (Cazenave's isCapturedLadder); when it escapes, pv[0] is the saving move."},
+    {"ladder_string_maps", (PyCFunction)(void (*)(void))Board_ladder_string_maps, METH_VARARGS | METH_KEYWORDS,
+     "ladder_string_maps(max_depth=100, max_nodes=1000) -> bytes: two planes, 1 on the stones of strings "
+     "with two liberties captured in a ladder (attacker first), then of strings in atari that escape "
+     "(owner first)."},
+    {"ladder_point_maps", (PyCFunction)(void (*)(void))Board_ladder_point_maps, METH_VARARGS | METH_KEYWORDS,
+     "ladder_point_maps(color, max_depth=100, max_nodes=1000) -> bytes: two planes over empty points, "
+     "1 where a stone of color would be captured in a ladder, then where it ataris an enemy string "
+     "that cannot escape."},
     {"prisoners", (PyCFunction)Board_prisoners, METH_O, "prisoners(color) -> stones captured by color."},
     {"copy", (PyCFunction)Board_copy, METH_NOARGS, "copy() -> an independent Board with the same history."},
     {NULL, NULL, 0, NULL},
