@@ -218,6 +218,32 @@ static PyObject *point_bytes(BoardObject *self, int liberties) {
     return out;
 }
 
+static PyObject *Board_liberties_after(BoardObject *self, PyObject *arg) {
+    long color = PyLong_AsLong(arg);
+    if (PyErr_Occurred() || check_color(color) < 0) return NULL;
+    GoBoard *b = &self->b;
+    int area = b->size * b->size;
+    PyObject *out = PyBytes_FromStringAndSize(NULL, area);
+    if (!out) return NULL;
+    char *buf = PyBytes_AS_STRING(out);
+    for (int i = 0; i < area; i++) {
+        int p = to_pad(b, i), n = 0;
+        if (GB_AT(b, GB_COLOR, p) == GB_EMPTY) {
+            int r = gb_play(b, p, (int)color);
+            if (r == GB_ERR_NOMEM) {
+                Py_DECREF(out);
+                return PyErr_NoMemory();
+            }
+            if (r >= 0) {
+                n = gb_libs(b, p);
+                gb_undo(b);
+            }
+        }
+        buf[i] = (char)(n > 127 ? 127 : n);
+    }
+    return out;
+}
+
 static PyObject *Board_stones(BoardObject *self, PyObject *unused) { return point_bytes(self, 0); }
 static PyObject *Board_liberty_counts(BoardObject *self, PyObject *unused) { return point_bytes(self, 1); }
 
@@ -427,6 +453,9 @@ static PyMethodDef Board_methods[] = {
      "ladder_point_maps(color, max_depth=100, max_nodes=1000) -> bytes: two planes over empty points, "
      "1 where a stone of color would be captured in a ladder, then where it ataris an enemy string "
      "that cannot escape."},
+    {"liberties_after", (PyCFunction)Board_liberties_after, METH_O,
+     "liberties_after(color) -> bytes: per point, the liberties of color's string if it played there "
+     "(0 where the move is illegal or the point occupied), capped at 127."},
     {"prisoners", (PyCFunction)Board_prisoners, METH_O, "prisoners(color) -> stones captured by color."},
     {"copy", (PyCFunction)Board_copy, METH_NOARGS, "copy() -> an independent Board with the same history."},
     {NULL, NULL, 0, NULL},

@@ -1,0 +1,105 @@
+"""The feature registry: named groups of input planes, each plane documented.
+
+A ``Feature`` is a small function of a ``FeatureContext`` that returns a float32
+array of shape (planes, size, size), together with one name and one
+description per plane and the range its values take.  Feature sets are lists
+of feature names; their plane counts are computed from the registry, never
+written down by hand.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from analysis.features.context import FeatureContext
+
+FeatureFn = Callable[[FeatureContext], np.ndarray]
+
+
+@dataclass(frozen=True)
+class Plane:
+    """One input plane: what the visualizer shows by name."""
+
+    name: str
+    description: str
+    low: float
+    high: float
+
+
+@dataclass(frozen=True)
+class Feature:
+    """A named group of planes computed together."""
+
+    name: str
+    planes: tuple[Plane, ...]
+    fn: FeatureFn
+    uses_ladders: bool = False
+
+    @property
+    def count(self) -> int:
+        """The number of planes this feature produces."""
+        return len(self.planes)
+
+
+REGISTRY: dict[str, Feature] = {}
+
+
+def feature(
+    name: str,
+    planes: Sequence[tuple[str, str]],
+    value_range: tuple[float, float] = (0.0, 1.0),
+    uses_ladders: bool = False,
+) -> Callable[[FeatureFn], FeatureFn]:
+    """Register ``fn`` as feature ``name`` with (plane name, description) pairs.
+
+    Raises ValueError if the name is already registered.
+    """
+
+    def register(fn: FeatureFn) -> FeatureFn:
+        if name in REGISTRY:
+            raise ValueError(f"feature {name!r} is registered twice")
+        low, high = value_range
+        REGISTRY[name] = Feature(name, tuple(Plane(n, d, low, high) for n, d in planes), fn, uses_ladders)
+        return fn
+
+    return register
+
+
+@dataclass(frozen=True)
+class FeatureSet:
+    """An ordered list of features: the input of one network family."""
+
+    name: str
+    features: tuple[str, ...]
+    description: str
+
+    @property
+    def planes(self) -> list[Plane]:
+        """Every plane, in input order."""
+        return [p for f in self.features for p in REGISTRY[f].planes]
+
+    @property
+    def num_planes(self) -> int:
+        """The number of input planes."""
+        return sum(REGISTRY[f].count for f in self.features)
+
+    def without_ladders(self) -> FeatureSet:
+        """Return this set minus its ladder features (for benchmarks and ablations)."""
+        kept = tuple(f for f in self.features if not REGISTRY[f].uses_ladders)
+        return FeatureSet(f"{self.name}-noladder", kept, self.description + " (without ladder planes)")
+
+    def extract(self, ctx: FeatureContext) -> np.ndarray:
+        """Return the float32 input array of shape (num_planes, size, size) for ``ctx``."""
+        out = np.empty((self.num_planes, ctx.size, ctx.size), dtype=np.float32)
+        i = 0
+        for name in self.features:
+            f = REGISTRY[name]
+            block = f.fn(ctx)
+            if block.shape != (f.count, ctx.size, ctx.size):
+                raise AssertionError(f"feature {name} returned shape {block.shape}")
+            out[i : i + f.count] = block
+            i += f.count
+        return out

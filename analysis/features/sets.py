@@ -1,0 +1,54 @@
+"""The three feature sets of the seed papers."""
+
+from __future__ import annotations
+
+from analysis.features import planes  # noqa: F401  (importing it registers the planes)
+from analysis.features.registry import FeatureSet
+
+GOLOIS = FeatureSet(
+    "golois",
+    (
+        "stones",
+        "third_line",
+        "ko_exists",
+        "ko_point",
+        "liberties_5",
+        "liberties_after_6",
+        "ladder_moves",
+        "ladder_strings",
+        "last_5_moves",
+    ),
+    "Cazenave 2017, section 3.2, without the three Monte-Carlo planes (playout ownership, "
+    "criticality, AMAF), which cost far more than the network itself on a CPU",
+)
+
+DARKFOREST = FeatureSet(
+    "darkforest",
+    (
+        "liberties_3",
+        "ko_point",
+        "stones",
+        "history_decay",
+        "opponent_rank",
+        "border",
+        "position_mask",
+        "territory",
+    ),
+    "Tian & Zhu 2015, table 1, the extended set (standard set plus border, position mask, territory)",
+)
+
+BARRATT = FeatureSet(
+    "barratt",
+    ("stones", "legal", "liberties_after_4", "last_8_moves", "liberties_8"),
+    "Barratt & Pan 2017, table 1: 24 one-hot planes",
+)
+
+FEATURE_SETS = {s.name: s for s in (GOLOIS, DARKFOREST, BARRATT)}
+
+
+def get_feature_set(name: str) -> FeatureSet:
+    """Return the feature set called ``name``; raises KeyError listing the known names."""
+    try:
+        return FEATURE_SETS[name]
+    except KeyError:
+        raise KeyError(f"unknown feature set {name!r}; known: {', '.join(FEATURE_SETS)}") from None
