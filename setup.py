@@ -9,7 +9,11 @@ setup(
     ext_modules=[
         Extension(
             "analysis.go._board",
-            sources=["analysis/go/_cboard/board.c", "analysis/go/_cboard/ladder.c", "analysis/go/_cboard/module.c"],
+            sources=[
+                "analysis/go/_cboard/board.c",
+                "analysis/go/_cboard/ladder.c",
+                "analysis/go/_cboard/module.c",
+            ],
             depends=["analysis/go/_cboard/board.h", "analysis/go/_cboard/ladder.h"],
             extra_compile_args=["-O3", "-std=c99", "-Wall", "-Wextra", "-Wno-unused-parameter"],
         )

@@ -1,0 +1,317 @@
+"""SGF files: read FF[1]-FF[4] into :class:`GameRecord` trees, write them back, replay them.
+
+Reading::
+
+    game = read_sgf(data, source="game.sgf")        # bytes (any encoding) or str
+    for node in game.main_line(): ...               # or game.lines(), game.nodes()
+    moves = game.main_line_moves()                  # [(color, flat point), ...]
+    position = replay(game, upto=50)                # rules engine Position
+
+Writing and annotating::
+
+    node.set_comment("B is ahead"); node.set("GA", "winrate 0.62")
+    data = write_sgf(game)                          # UTF-8, CA[UTF-8]
+
+Bad input raises :class:`SgfError` (a ValueError) naming the source, the place
+(``move 12``, ``node 3``, ``line 7``...) and the problem.  The pieces live in
+:mod:`analysis.go.sgf_model` (the model), :mod:`analysis.go.sgf_encoding`
+(character sets) and :mod:`analysis.go.sgf_write` (writing); import them from here.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from sgfmill import sgf_grammar
+
+from analysis.go.sgf_encoding import decode_sgf_bytes
+from analysis.go.sgf_model import (
+    MOVE_PROPERTIES,
+    GameRecord,
+    Setup,
+    SgfError,
+    SgfNode,
+    describe_move,
+    expand_points,
+)
+from analysis.go.sgf_write import write_sgf, write_sgf_collection
+
+if TYPE_CHECKING:
+    from analysis.go.position import Position
+
+__all__ = [
+    "GameRecord",
+    "Setup",
+    "SgfError",
+    "SgfNode",
+    "expand_points",
+    "iter_sgf_games",
+    "read_sgf",
+    "read_sgf_collection",
+    "replay",
+    "write_sgf",
+    "write_sgf_collection",
+]
+
+_GAME_START = re.compile(rb"\(\s*;")
+_NEEDS_UNESCAPING = re.compile(rb"[\\\r\t\f\v]")
+_STRAY_AFTER_GAME = re.compile(rb"\s*([;)\[])")
+_OPEN_VALUE = re.compile(rb"\[(?:[^\\\]]|\\.)*\\?", re.DOTALL)
+
+
+def _text(value: bytes) -> str:
+    """Return the text of a raw UTF-8 property value (escapes removed, line breaks normalised)."""
+    if _NEEDS_UNESCAPING.search(value):
+        value = sgf_grammar.text_value(value)
+    return value.decode("utf-8")
+
+
+def _syntax_error(what: str, depth: int) -> SgfError:
+    """Return a syntax SgfError located at a node (``depth`` 0 is the root, -1 before it)."""
+    where = None if depth < 0 else "root node" if depth == 0 else f"node {depth}"
+    return SgfError(what, kind="syntax", where=where)
+
+
+def _build_tree(tokens: list[tuple[str, bytes]]) -> SgfNode:
+    """Return the root of the game tree described by sgfmill ``tokens`` of one game.
+
+    ``tokens`` must come from ``sgf_grammar.tokenise`` and be balanced (the caller
+    checks that the game was complete).  Raises SgfError for misplaced nodes,
+    properties or values.
+    """
+    root: SgfNode | None = None
+    current: SgfNode | None = None
+    depth = -1  # of current
+    branches: list[tuple[SgfNode | None, int]] = []  # where each open '(' attaches
+    sequence_open = False  # True between '(' and the next '(' or ')'
+    sequence_nodes = 0
+    ident: str | None = None
+    ident_values = 0
+    for token_type, token in tokens:
+        if ident is not None and token_type != "V":
+            if ident_values == 0:
+                raise _syntax_error(f"property {ident} has no value", depth)
+            ident = None
+        if token_type == "D" and token in (b"(", b")"):
+            if sequence_open and sequence_nodes == 0:
+                raise _syntax_error("empty game tree '()'", depth)
+            if token == b"(":
+                branches.append((current, depth))
+                sequence_open, sequence_nodes = True, 0
+            else:
+                current, depth = branches.pop()
+                sequence_open = False
+        elif token_type == "D":
+            if not sequence_open:
+                raise _syntax_error("node after variations (';' must follow '(' or a node)", depth)
+            node = SgfNode()
+            if current is None:
+                root = node
+            else:
+                node.parent = current
+                current.children.append(node)
+            current, depth = node, depth + 1
+            sequence_nodes += 1
+        elif token_type == "I":
+            if not sequence_open or current is None:
+                raise _syntax_error(f"property {token.decode('ascii')} outside a node", depth)
+            if not token:
+                raise _syntax_error("property identifier without upper-case letters", depth)
+            ident, ident_values = token.decode("ascii"), 0
+            current.properties.setdefault(ident, [])
+        else:
+            if ident is None or current is None:
+                raise _syntax_error("property value without a property identifier", depth)
+            current.properties[ident].append(_text(token))
+            ident_values += 1
+    assert root is not None  # tokenise starts every game with '(' ';'
+    return root
+
+
+def _incomplete_game_error(raw: bytes, end: int, open_trees: int) -> SgfError:
+    """Return the SgfError for a game whose tokens stop at ``end`` with ``open_trees`` '(' unclosed."""
+    rest = raw[end:].lstrip()
+    line = raw.count(b"\n", 0, len(raw) - len(rest)) + 1
+    if not rest:
+        return SgfError(
+            f"file ends before the game is complete ({open_trees} '(' not closed): truncated or unbalanced",
+            kind="truncated",
+            where="end of file",
+        )
+    if _OPEN_VALUE.fullmatch(rest):
+        return SgfError(
+            "file ends inside a property value: truncated", kind="truncated", where=f"line {line}"
+        )
+    snippet = rest[:20].decode("utf-8", errors="replace")
+    return SgfError(f"unexpected text {snippet!r}", kind="syntax", where=f"line {line}")
+
+
+def _parse_trees(raw: bytes) -> tuple[list[SgfNode], SgfError | None]:
+    """Return the roots of every game in UTF-8 ``raw`` and the syntax error that stopped parsing, if any."""
+    roots: list[SgfNode] = []
+    position = 0
+    while True:
+        tokens, end = sgf_grammar.tokenise(raw, position)
+        if not tokens:
+            return roots, None
+        depth = sum(1 if t == b"(" else -1 if t == b")" else 0 for kind, t in tokens if kind == "D")
+        try:
+            if depth:
+                raise _incomplete_game_error(raw, end, depth)
+            stray = _STRAY_AFTER_GAME.match(raw, end)
+            if stray:
+                line = raw.count(b"\n", 0, stray.start(1)) + 1
+                raise SgfError(
+                    f"unbalanced: unexpected {stray.group(1).decode()!r} after the end of the game tree",
+                    kind="syntax",
+                    where=f"line {line}",
+                )
+            roots.append(_build_tree(tokens))
+        except SgfError as e:
+            return roots, e
+        position = end
+
+
+def _check_tree(game: GameRecord) -> None:
+    """Raise SgfError (with source and place) for the first bad B/W/AB/AW/AE value in the tree."""
+    size = game.size
+    stack: list[tuple[SgfNode, int, int, bool]] = [(game.root, 0, 0, True)]
+    while stack:
+        node, depth, moves, main = stack.pop()
+        is_move = node.has_move()
+        try:
+            node.move(size)
+            node.setup(size)
+        except SgfError as e:
+            where = f"move {moves + 1}" if is_move else "root node" if depth == 0 else f"node {depth}"
+            if not main:
+                where += " of a variation"
+            raise e.located(
+                source=game.source, where=where, move_number=moves + 1 if is_move else None
+            ) from None
+        moves += is_move
+        stack.extend((child, depth + 1, moves, main and i == 0) for i, child in enumerate(node.children))
+
+
+def iter_sgf_games(data: bytes | str, source: str = "<string>") -> Iterator[GameRecord | SgfError]:
+    """Yield each game of an SGF collection, or the SgfError that makes it unusable.
+
+    ``data`` is the file's bytes (the encoding is taken from CA or guessed, see
+    :func:`analysis.go.sgf_encoding.decode_sgf_bytes`) or already decoded text.
+    A game with a bad header or bad coordinates yields its SgfError and the
+    following games are still read; a syntax error (including truncation) yields
+    its SgfError and ends the collection.  When the file holds several games
+    their sources are ``source#1``, ``source#2``...  Data that is not SGF at all
+    yields a single SgfError of kind ``"not_sgf"``.  Never raises SgfError itself.
+    """
+    if isinstance(data, bytes) and b"\0" in data[:4096]:
+        yield SgfError("binary data, not an SGF file", kind="not_sgf", source=source)
+        return
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    if not _GAME_START.search(raw):
+        yield SgfError("not an SGF file: no game tree '(;' found", kind="not_sgf", source=source)
+        return
+    encoding = None
+    if isinstance(data, bytes):
+        text, encoding = decode_sgf_bytes(data)
+        if encoding != "utf-8":
+            raw = text.encode("utf-8")  # so that GBK/Shift-JIS bytes can't pass for '\\' or ']'
+    roots, error = _parse_trees(raw)
+    several = len(roots) + (error is not None) > 1
+    for number, root in enumerate(roots, 1):
+        name = f"{source}#{number}" if several else source
+        try:
+            game = GameRecord(root, source=name, encoding=encoding)
+            _check_tree(game)
+        except SgfError as e:
+            yield e
+        else:
+            yield game
+    if error is not None:
+        yield error.located(source=f"{source}#{len(roots) + 1}" if several else source, where=None)
+
+
+def read_sgf_collection(data: bytes | str, source: str = "<string>") -> list[GameRecord]:
+    """Return every game of an SGF file (one or more ``(;...)`` trees) as GameRecords.
+
+    ``source`` names the data in error messages and in ``GameRecord.source``.
+    Raises SgfError for the first problem found: not SGF, truncated or
+    unbalanced, bad syntax, not Go, bad SZ/KM/HA/FF, or a malformed or
+    off-board point in B/W/AB/AW/AE anywhere in the tree.
+    """
+    games = []
+    for item in iter_sgf_games(data, source):
+        if isinstance(item, SgfError):
+            raise item
+        games.append(item)
+    return games
+
+
+def read_sgf(data: bytes | str, source: str = "<string>") -> GameRecord:
+    """Return the single game of an SGF file.
+
+    Raises SgfError as :func:`read_sgf_collection` does, and also (kind
+    ``"several_games"``) if the file holds more than one game.
+    """
+    games = read_sgf_collection(data, source)
+    if len(games) > 1:
+        raise SgfError(
+            f"holds {len(games)} games, expected one (use read_sgf_collection)",
+            kind="several_games",
+            source=source,
+        )
+    return games[0]
+
+
+def replay(game: GameRecord, upto: int | None = None, *, superko: bool = False) -> Position:
+    """Return the Position after the first ``upto`` main-line moves (all of them if None or fewer).
+
+    Setup stones (AB/AW/AE) are applied at whichever main-line node they occur,
+    before that node's move, and PL sets the player to move; passes count as
+    moves.  When the replay stops before the end, the colour to play is that of
+    the next main-line move.  ``superko`` is passed to
+    :class:`~analysis.go.position.Position`.
+
+    Raises SgfError (kind ``"illegal_move"``, with ``move_number``) naming the
+    move, its coordinate and the rules engine's reason when a move is illegal;
+    SgfError for a bad coordinate; ValueError if ``upto`` is negative.
+    """
+    # Imported here so that reading and writing SGF work without the compiled board.
+    from analysis.go.position import IllegalMoveError, Position
+
+    if upto is not None and upto < 0:
+        raise ValueError(f"upto must be >= 0, got {upto}")
+    size = game.size
+    position = Position(size=size, komi=game.komi, superko=superko)
+    number = 0
+    for depth, node in enumerate(game.main_line()):
+        try:
+            move = node.move(size)
+            setup = node.setup(size)
+        except SgfError as e:
+            where = f"move {number + 1}" if node.has_move() else f"node {depth}"
+            raise e.located(source=game.source, where=where) from None
+        if move is not None and upto is not None and number >= upto:
+            position.to_play = move[0]
+            break
+        if any(setup):
+            position.setup(black=setup.black, white=setup.white, empty=setup.empty)
+        if node.get("PL") in ("B", "W"):
+            position.to_play = MOVE_PROPERTIES[node.get("PL")]
+        if move is None:
+            continue
+        number += 1
+        color, point = move
+        try:
+            position.play(point, color)
+        except IllegalMoveError as e:
+            raise SgfError(
+                f"{e} [{describe_move(color, point, size)}, reason: {e.reason}]",
+                kind="illegal_move",
+                source=game.source,
+                where=f"move {number}",
+                move_number=number,
+            ) from e
+    return position
