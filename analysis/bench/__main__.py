@@ -15,6 +15,7 @@ import time
 
 BENCHES = {
     "board": "analysis.bench.board",
+    "features": "analysis.bench.features",
 }
 
 

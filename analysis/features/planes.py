@@ -7,6 +7,8 @@ Barratt & Pan table 1 (barratt).
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from analysis.features.context import FeatureContext
@@ -17,12 +19,17 @@ def _stack(*planes: np.ndarray) -> np.ndarray:
     return np.stack(planes).astype(np.float32, copy=False)
 
 
-def _bins(values: np.ndarray, edges: list[int], mask: np.ndarray | None = None) -> np.ndarray:
-    """One plane per edge: value == edge, and the last plane value >= last edge (values > 0 only)."""
-    planes = [values == e for e in edges[:-1]] + [values >= edges[-1]]
+@lru_cache(maxsize=8)
+def _eye(top: int) -> np.ndarray:
+    return np.eye(top + 1, dtype=np.float32)
+
+
+def _one_hot(values: np.ndarray, top: int, mask: np.ndarray | None = None) -> np.ndarray:
+    """Planes for values 1, 2, ..., top - 1 and >= top; zeros (and points outside mask) set none."""
+    v = np.clip(values, 0, top)
     if mask is not None:
-        planes = [p & mask for p in planes]
-    return _stack(*planes)
+        v = np.where(mask, v, 0)
+    return np.moveaxis(_eye(top)[v], -1, 0)[1:]
 
 
 def _full(ctx: FeatureContext, value: float) -> np.ndarray:
@@ -44,8 +51,12 @@ def legal(ctx: FeatureContext) -> np.ndarray:
 
 
 # -- liberties ----------------------------------------------------------------
-def _liberty_feature(name: str, edges: list[int], whose: str) -> None:
-    labels = [f"{e}" for e in edges[:-1]] + [f">={edges[-1]}"]
+def _labels(top: int) -> list[str]:
+    return [str(k) for k in range(1, top)] + [f">={top}"]
+
+
+def _liberty_feature(name: str, top: int, whose: str) -> None:
+    labels = _labels(top)
     sides = [("our", 1), ("their", -1)] if whose == "both" else [("", 0)]
     planes = []
     for side, _ in sides:
@@ -56,19 +67,19 @@ def _liberty_feature(name: str, edges: list[int], whose: str) -> None:
     def fn(ctx: FeatureContext) -> np.ndarray:
         libs = ctx.liberties
         if whose == "both":
-            return np.concatenate([_bins(libs, edges, ctx.stones == c) for _, c in sides])
-        return _bins(libs, edges, ctx.stones != 0)
+            return np.concatenate([_one_hot(libs, top, ctx.stones == c) for _, c in sides])
+        return _one_hot(libs, top)
 
     feature(name, planes)(fn)
 
 
-_liberty_feature("liberties_3", [1, 2, 3], "both")  # darkforest: 1, 2, >=3 for us and them
-_liberty_feature("liberties_5", [1, 2, 3, 4, 5], "both")  # golois: 1..4, >=5 for us and them
-_liberty_feature("liberties_8", [1, 2, 3, 4, 5, 6, 7, 8], "any")  # barratt: 1..7, >=8, any colour
+_liberty_feature("liberties_3", 3, "both")  # darkforest: 1, 2, >=3 for us and them
+_liberty_feature("liberties_5", 5, "both")  # golois: 1..4, >=5 for us and them
+_liberty_feature("liberties_8", 8, "any")  # barratt: 1..7, >=8, any colour
 
 
-def _liberties_after_feature(name: str, edges: list[int], sides: list[str]) -> None:
-    labels = [f"{e}" for e in edges[:-1]] + [f">={edges[-1]}"]
+def _liberties_after_feature(name: str, top: int, sides: list[str]) -> None:
+    labels = _labels(top)
     planes = []
     for side in sides:
         who = "we" if side == "our" else "they"
@@ -77,17 +88,13 @@ def _liberties_after_feature(name: str, edges: list[int], sides: list[str]) -> N
                    for lab in labels]
 
     def fn(ctx: FeatureContext) -> np.ndarray:
-        blocks = []
-        for side in sides:
-            libs = ctx.liberties_after(side == "our")
-            blocks.append(_bins(libs, edges, libs > 0))
-        return np.concatenate(blocks)
+        return np.concatenate([_one_hot(ctx.liberties_after(side == "our"), top) for side in sides])
 
     feature(name, planes)(fn)
 
 
-_liberties_after_feature("liberties_after_6", [1, 2, 3, 4, 5, 6], ["our", "their"])  # golois
-_liberties_after_feature("liberties_after_4", [1, 2, 3, 4], ["our"])  # barratt
+_liberties_after_feature("liberties_after_6", 6, ["our", "their"])  # golois
+_liberties_after_feature("liberties_after_4", 4, ["our"])  # barratt
 
 
 # -- ko -----------------------------------------------------------------------
@@ -105,29 +112,33 @@ def ko_exists(ctx: FeatureContext) -> np.ndarray:
 
 
 # -- board geometry ----------------------------------------------------------
+@lru_cache(maxsize=32)
+def _line(size: int) -> np.ndarray:
+    """Each point's distance to the nearest edge: 0 on the first line."""
+    idx = np.arange(size)
+    edge = np.minimum(idx, size - 1 - idx)
+    return np.minimum(edge[:, None], edge[None, :])
+
+
+@lru_cache(maxsize=32)
+def _centre_mask(size: int) -> np.ndarray:
+    idx = np.arange(size) - (size - 1) / 2
+    return _stack(np.exp(-0.5 * (idx[:, None] ** 2 + idx[None, :] ** 2)))
+
+
 @feature("third_line", [("third line", "1 on the third line from the edge")])
 def third_line(ctx: FeatureContext) -> np.ndarray:
-    n = ctx.size
-    idx = np.arange(n)
-    edge = np.minimum(idx, n - 1 - idx)
-    dist = np.minimum(edge[:, None], edge[None, :])
-    return _stack(dist == 2)
+    return _stack(_line(ctx.size) == 2)
 
 
 @feature("border", [("border", "1 on the first line (the edge of the board)")])
 def border(ctx: FeatureContext) -> np.ndarray:
-    n = ctx.size
-    idx = np.arange(n)
-    edge = np.minimum(idx, n - 1 - idx)
-    return _stack(np.minimum(edge[:, None], edge[None, :]) == 0)
+    return _stack(_line(ctx.size) == 0)
 
 
 @feature("position_mask", [("position mask", "exp(-d^2/2), d the distance to the centre of the board")])
 def position_mask(ctx: FeatureContext) -> np.ndarray:
-    n = ctx.size
-    c = (n - 1) / 2
-    idx = np.arange(n) - c
-    return _stack(np.exp(-0.5 * (idx[:, None] ** 2 + idx[None, :] ** 2)))
+    return _centre_mask(ctx.size)
 
 
 # -- history ------------------------------------------------------------------

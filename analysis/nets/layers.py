@@ -1,0 +1,55 @@
+"""Building blocks of the seed papers' networks."""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+
+class GoloisInput(nn.Module):
+    """Cazenave 2017, figure 6: a 5x5 and a 1x1 convolution in parallel, added, then ReLU and batch norm."""
+
+    def __init__(self, in_planes: int, channels: int) -> None:
+        super().__init__()
+        self.conv5 = nn.Conv2d(in_planes, channels, 5, padding=2)
+        self.conv1 = nn.Conv2d(in_planes, channels, 1)
+        self.bn = nn.BatchNorm2d(channels)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """(N, in_planes, H, W) -> (N, channels, H, W)."""
+        return self.bn(torch.relu(self.conv5(x) + self.conv1(x)))
+
+
+class ResidualBN(nn.Module):
+    """Cazenave 2017, figure 5: y = BN(ReLU(conv3x3(x) + x)), batch norm after the ReLU."""
+
+    def __init__(self, channels: int) -> None:
+        super().__init__()
+        self.conv = nn.Conv2d(channels, channels, 3, padding=1)
+        self.bn = nn.BatchNorm2d(channels)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """(N, C, H, W) -> (N, C, H, W)."""
+        return self.bn(torch.relu(self.conv(x) + x))
+
+
+class PolicyHead(nn.Module):
+    """A 3x3 convolution to one plane per point, plus a pass logit from pooled features.
+
+    Returns logits over the size*size points and pass (pass last); illegal moves are
+    masked with -inf when a legality mask is given.
+    """
+
+    def __init__(self, channels: int) -> None:
+        super().__init__()
+        self.conv = nn.Conv2d(channels, 1, 3, padding=1)
+        self.pass_fc = nn.Linear(channels, 1)
+
+    def forward(self, x: torch.Tensor, legal: torch.Tensor | None = None) -> torch.Tensor:
+        """(N, C, H, W), legal (N, H*W + 1) bool or None -> logits (N, H*W + 1)."""
+        points = self.conv(x).flatten(1)
+        passing = self.pass_fc(x.mean(dim=(2, 3)))
+        logits = torch.cat([points, passing], dim=1)
+        if legal is not None:
+            logits = logits.masked_fill(~legal, float("-inf"))
+        return logits
