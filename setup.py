@@ -12,9 +12,14 @@ setup(
             sources=[
                 "analysis/go/_cboard/board.c",
                 "analysis/go/_cboard/ladder.c",
+                "analysis/go/_cboard/planes.c",
                 "analysis/go/_cboard/module.c",
             ],
-            depends=["analysis/go/_cboard/board.h", "analysis/go/_cboard/ladder.h"],
+            depends=[
+                "analysis/go/_cboard/board.h",
+                "analysis/go/_cboard/ladder.h",
+                "analysis/go/_cboard/planes.h",
+            ],
             extra_compile_args=["-O3", "-std=c99", "-Wall", "-Wextra", "-Wno-unused-parameter"],
         )
     ],

@@ -34,7 +34,7 @@ def small() -> Position:
 def planes(pos: Position, name: str, **kw) -> dict[str, np.ndarray]:
     """The named feature's planes, keyed by plane name."""
     f = REGISTRY[name]
-    block = f.fn(FeatureContext(pos, **kw))
+    block = f.compute(FeatureContext(pos, **kw))
     return {p.name: block[i] for i, p in enumerate(f.planes)}
 
 

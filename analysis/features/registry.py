@@ -1,8 +1,8 @@
 """The feature registry: named groups of input planes, each plane documented.
 
-A ``Feature`` is a small function of a ``FeatureContext`` that returns a float32
-array of shape (planes, size, size), together with one name and one
-description per plane and the range its values take.  Feature sets are lists
+A ``Feature`` is a small function of a ``FeatureContext`` that writes its
+planes into a float32 array of shape (planes, size, size), together with one
+name and one description per plane and the range its values take.  Feature sets are lists
 of feature names; their plane counts are computed from the registry, never
 written down by hand.
 """
@@ -16,7 +16,7 @@ import numpy as np
 
 from analysis.features.context import FeatureContext
 
-FeatureFn = Callable[[FeatureContext], np.ndarray]
+FeatureFn = Callable[[FeatureContext, np.ndarray], None]
 
 
 @dataclass(frozen=True)
@@ -42,6 +42,12 @@ class Feature:
     def count(self) -> int:
         """The number of planes this feature produces."""
         return len(self.planes)
+
+    def compute(self, ctx: FeatureContext) -> np.ndarray:
+        """Return this feature's float32 planes (count, size, size) for ``ctx``."""
+        out = np.empty((self.count, ctx.size, ctx.size), dtype=np.float32)
+        self.fn(ctx, out)
+        return out
 
 
 REGISTRY: dict[str, Feature] = {}
@@ -97,9 +103,6 @@ class FeatureSet:
         i = 0
         for name in self.features:
             f = REGISTRY[name]
-            block = f.fn(ctx)
-            if block.shape != (f.count, ctx.size, ctx.size):
-                raise AssertionError(f"feature {name} returned shape {block.shape}")
-            out[i : i + f.count] = block
+            f.fn(ctx, out[i : i + f.count])
             i += f.count
         return out

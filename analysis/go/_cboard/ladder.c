@@ -6,10 +6,12 @@ void ladder_init(LadderSearch *s, int max_depth, int max_nodes) {
     s->max_nodes = max_nodes;
     s->nodes = 0;
     s->budget_hit = 0;
+    s->want_pv = 1;
     s->pvlen[0] = 0;
 }
 
 static void pv_set(LadderSearch *s, int depth, int move) {
+    if (!s->want_pv) return;
     s->pv[depth][0] = move;
     int n = s->pvlen[depth + 1];
     for (int i = 0; i < n; i++) s->pv[depth][i + 1] = s->pv[depth + 1][i];
@@ -44,6 +46,14 @@ static int capture_rec(GoBoard *b, LadderSearch *s, int target, int depth) {
         return 1;
     }
     for (int i = 0; i < 2; i++) {
+        /* After an atari at libs[i] the defender extends at the other liberty;
+         * with three empty points around it, that already escapes. */
+        int ext = libs[1 - i], empties = 0;
+        for (int d = 0; d < 4; d++) {
+            int q = ext + b->dirs[d];
+            empties += GB_AT(b, GB_COLOR, q) == GB_EMPTY && q != libs[i];
+        }
+        if (empties >= 3) continue;
         if (gb_play(b, libs[i], -color) < 0) continue;
         int ok = captured_rec(b, s, target, depth + 1);
         gb_undo(b);
@@ -105,13 +115,13 @@ static int captured_rec(GoBoard *b, LadderSearch *s, int target, int depth) {
             pv_set(s, depth, moves[i]);
             return 0;
         }
-        if (s->pvlen[depth + 1] > bestlen) {
+        if (s->want_pv && s->pvlen[depth + 1] > bestlen) {
             best = moves[i];
             bestlen = s->pvlen[depth + 1];
             for (int k = 0; k < bestlen; k++) bestpv[k] = s->pv[depth + 1][k];
         }
     }
-    if (best >= 0) {
+    if (s->want_pv && best >= 0) {
         for (int k = 0; k < bestlen; k++) s->pv[depth + 1][k] = bestpv[k];
         s->pvlen[depth + 1] = bestlen;
         pv_set(s, depth, best);
@@ -165,17 +175,20 @@ void ladder_point_maps(GoBoard *b, LadderSearch *s, int color, uint8_t *captured
         if (GB_AT(b, GB_COLOR, p) != GB_EMPTY) continue;
         /* A stone with three empty neighbours cannot be laddered, and a move
          * can only atari an enemy string that has two liberties. */
-        int empties = 0, enemy_two_libs = 0;
+        int empties = 0, enemy_two_libs = 0, friend_many_libs = 0;
         for (int d = 0; d < 4; d++) {
             int q = p + b->dirs[d], c = GB_AT(b, GB_COLOR, q);
             if (c == GB_EMPTY) empties++;
+            else if (c == color && GB_AT(b, GB_LIBS, GB_AT(b, GB_HEAD, q)) >= 4) friend_many_libs = 1;
             else if (c == -color && GB_AT(b, GB_LIBS, GB_AT(b, GB_HEAD, q)) == 2) enemy_two_libs = 1;
         }
-        if (empties > 2 && !enemy_two_libs) continue;
+        /* The new string keeps at least three liberties if p has three empty
+         * neighbours or joins a string with four. */
+        int may_be_laddered = empties <= 2 && !friend_many_libs;
+        if (!may_be_laddered && !enemy_two_libs) continue;
         if (gb_play(b, p, color) < 0) continue;
-        int libs = gb_libs(b, p);
-        if (libs <= 2 && ladder_capture(b, s, p)) captured[p] = 1;
-        for (int d = 0; d < 4 && !threatens[p]; d++) {
+        if (may_be_laddered && gb_libs(b, p) <= 2 && ladder_capture(b, s, p)) captured[p] = 1;
+        for (int d = 0; d < 4 && enemy_two_libs && !threatens[p]; d++) {
             int q = p + b->dirs[d];
             if (GB_AT(b, GB_COLOR, q) == -color && gb_libs(b, q) == 1 && ladder_captured(b, s, q)) threatens[p] = 1;
         }

@@ -20,6 +20,7 @@ typedef struct {
     int max_nodes;     /* the paper's 1000 */
     int nodes;         /* nodes visited by the last query */
     int budget_hit;    /* 1 if the last query ran out of depth or nodes */
+    int want_pv;       /* 0 skips the principal-variation bookkeeping */
     int pvlen[LADDER_MAX_DEPTH_CAP + 2];
     int pv[LADDER_MAX_DEPTH_CAP + 2][LADDER_MAX_DEPTH_CAP + 2];
 } LadderSearch;

@@ -8,8 +8,11 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#include <string.h>
+
 #include "board.h"
 #include "ladder.h"
+#include "planes.h"
 
 typedef struct {
     PyObject_HEAD
@@ -361,6 +364,7 @@ static PyObject *Board_ladder_string_maps(BoardObject *self, PyObject *args, PyO
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "|ii", kwlist, &max_depth, &max_nodes)) return NULL;
     if (!self->ready) return PyErr_Format(PyExc_RuntimeError, "Board was not initialised");
     if (parse_ladder_limits(self, max_depth, max_nodes) < 0) return NULL;
+    self->ladder->want_pv = 0;
     uint8_t captured[GB_MAX_P], escapes[GB_MAX_P];
     ladder_string_maps(&self->b, self->ladder, captured, escapes);
     return two_planes(self, captured, escapes);
@@ -372,10 +376,64 @@ static PyObject *Board_ladder_point_maps(BoardObject *self, PyObject *args, PyOb
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "i|ii", kwlist, &color, &max_depth, &max_nodes)) return NULL;
     if (!self->ready) return PyErr_Format(PyExc_RuntimeError, "Board was not initialised");
     if (check_color(color) < 0 || parse_ladder_limits(self, max_depth, max_nodes) < 0) return NULL;
+    self->ladder->want_pv = 0;
     uint8_t captured[GB_MAX_P], threatens[GB_MAX_P];
     ladder_point_maps(&self->b, self->ladder, color, captured, threatens);
     if (PyErr_Occurred()) return NULL;
     return two_planes(self, captured, threatens);
+}
+
+static int plane_count(const char *kind, int top) {
+    if (!strcmp(kind, "stones")) return 3;
+    if (!strcmp(kind, "liberties_both")) return 2 * top;
+    if (!strcmp(kind, "liberties_any") || !strcmp(kind, "liberties_after") || !strcmp(kind, "last_moves"))
+        return top;
+    if (!strcmp(kind, "legal") || !strcmp(kind, "ko_point") || !strcmp(kind, "ko_exists")) return 1;
+    if (!strcmp(kind, "history_decay") || !strcmp(kind, "ladder_strings") || !strcmp(kind, "territory")) return 2;
+    if (!strcmp(kind, "ladder_moves")) return 4;
+    return -1;
+}
+
+static PyObject *Board_fill_planes(BoardObject *self, PyObject *args, PyObject *kwds) {
+    static char *kwlist[] = {"kind", "out", "color", "top", "max_depth", "max_nodes", NULL};
+    const char *kind;
+    PyObject *target;
+    int color, top = 0, max_depth = 100, max_nodes = 1000;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "sOi|iii", kwlist, &kind, &target, &color, &top, &max_depth,
+                                     &max_nodes))
+        return NULL;
+    if (!self->ready) return PyErr_Format(PyExc_RuntimeError, "Board was not initialised");
+    if (check_color(color) < 0) return NULL;
+    int planes = plane_count(kind, top);
+    if (planes < 1) return PyErr_Format(PyExc_ValueError, "unknown plane kind %s (or top %d)", kind, top);
+    if (!strcmp(kind, "ladder_strings") || !strcmp(kind, "ladder_moves")) {
+        if (parse_ladder_limits(self, max_depth, max_nodes) < 0) return NULL;
+        self->ladder->want_pv = 0;
+    }
+    Py_buffer view;
+    if (PyObject_GetBuffer(target, &view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return NULL;
+    GoBoard *b = &self->b;
+    Py_ssize_t want = (Py_ssize_t)planes * b->size * b->size * (Py_ssize_t)sizeof(float);
+    if (strcmp(view.format, "f") != 0 || view.len != want) {
+        PyBuffer_Release(&view);
+        return PyErr_Format(PyExc_ValueError, "%s needs a float32 buffer of %d planes of %dx%d", kind, planes,
+                            b->size, b->size);
+    }
+    float *out = view.buf;
+    if (!strcmp(kind, "stones")) pl_stones(b, color, out);
+    else if (!strcmp(kind, "liberties_both")) pl_liberties(b, color, top, 1, out);
+    else if (!strcmp(kind, "liberties_any")) pl_liberties(b, color, top, 0, out);
+    else if (!strcmp(kind, "liberties_after")) pl_liberties_after(b, color, top, out);
+    else if (!strcmp(kind, "last_moves")) pl_last_moves(b, top, out);
+    else if (!strcmp(kind, "legal")) pl_legal(b, color, out);
+    else if (!strcmp(kind, "ko_point")) pl_ko_point(b, color, out);
+    else if (!strcmp(kind, "ko_exists")) pl_ko_exists(b, color, out);
+    else if (!strcmp(kind, "history_decay")) pl_history_decay(b, color, out);
+    else if (!strcmp(kind, "ladder_strings")) pl_ladder_strings(b, self->ladder, out);
+    else if (!strcmp(kind, "ladder_moves")) pl_ladder_moves(b, self->ladder, color, out);
+    else pl_territory(b, color, out);
+    PyBuffer_Release(&view);
+    Py_RETURN_NONE;
 }
 
 static PyObject *Board_prisoners(BoardObject *self, PyObject *arg) {
@@ -456,6 +514,11 @@ static PyMethodDef Board_methods[] = {
     {"liberties_after", (PyCFunction)Board_liberties_after, METH_O,
      "liberties_after(color) -> bytes: per point, the liberties of color's string if it played there "
      "(0 where the move is illegal or the point occupied), capped at 127."},
+    {"fill_planes", (PyCFunction)(void (*)(void))Board_fill_planes, METH_VARARGS | METH_KEYWORDS,
+     "fill_planes(kind, out, color, top=0, max_depth=100, max_nodes=1000): write feature planes seen from "
+     "color into the float32 C-contiguous buffer out (kinds: stones, liberties_both, liberties_any, "
+     "liberties_after, last_moves, legal, ko_point, ko_exists, history_decay, ladder_strings, "
+     "ladder_moves, territory; see planes.h)."},
     {"prisoners", (PyCFunction)Board_prisoners, METH_O, "prisoners(color) -> stones captured by color."},
     {"copy", (PyCFunction)Board_copy, METH_NOARGS, "copy() -> an independent Board with the same history."},
     {NULL, NULL, 0, NULL},
