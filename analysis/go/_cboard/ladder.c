@@ -39,8 +39,12 @@ static int capture_rec(GoBoard *b, LadderSearch *s, int target, int depth) {
     int libs[2];
     gb_liberty_points(b, target, libs, 2);
     if (n == 1) {
-        if (gb_play(b, libs[0], -color) < 0) return 0;
-        gb_undo(b);
+        /* Taking the last liberty captures, so it is legal unless a ko rule forbids it. */
+        if (libs[0] == b->ko && -color == b->ko_color) return 0;
+        if (b->superko) {
+            if (gb_play(b, libs[0], -color) < 0) return 0;
+            gb_undo(b);
+        }
         s->pvlen[depth + 1] = 0;
         pv_set(s, depth, libs[0]);
         return 1;

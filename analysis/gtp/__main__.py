@@ -1,0 +1,47 @@
+"""``python -m analysis.gtp``: speak GTP version 2 on stdin and stdout.
+
+Options: ``--rules chinese|japanese`` (default chinese), ``--komi`` (default by
+rules: 7.5 chinese, 6.5 japanese), ``--size`` (default 19), ``--seed`` (default 0).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from analysis.go.coords import MAX_SIZE, MIN_SIZE
+from analysis.gtp.engine import RULES, GtpEngine
+
+
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    """Return the parsed command line; argparse exits with a usage message on bad options."""
+    parser = argparse.ArgumentParser(prog="python -m analysis.gtp", description="GTP version 2 engine")
+    parser.add_argument(
+        "--rules",
+        choices=RULES,
+        default="chinese",
+        help="chinese: positional superko, area scoring; japanese: simple ko, territory",
+    )
+    parser.add_argument("--komi", type=float, default=None, help="komi (default 7.5 chinese, 6.5 japanese)")
+    parser.add_argument(
+        "--size",
+        type=int,
+        default=19,
+        choices=range(MIN_SIZE, MAX_SIZE + 1),
+        metavar=f"{{{MIN_SIZE}..{MAX_SIZE}}}",
+        help="board size (default 19)",
+    )
+    parser.add_argument("--seed", type=int, default=0, help="random seed of move choice and scoring")
+    return parser.parse_args(argv)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Run the engine on stdin/stdout until ``quit`` or the end of input."""
+    args = parse_args(argv)
+    engine = GtpEngine(rules=args.rules, komi=args.komi, size=args.size, seed=args.seed)
+    engine.serve(iter(sys.stdin.buffer.readline, b""), sys.stdout)
+
+
+if __name__ == "__main__":
+    main()

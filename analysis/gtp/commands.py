@@ -1,0 +1,157 @@
+"""The standard GTP version 2 commands: administration, board setup, play, genmove, undo, clocks.
+
+Errors use the spec's wording (``syntax error``, ``unacceptable size``,
+``illegal move``, ``cannot undo``), except where GNU Go is more precise about
+a bad argument of play and genmove (``invalid color or coordinate``,
+``invalid color``).  An illegal move's reply names the reason after the spec's
+text, e.g. ``illegal move: ko``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from analysis.go.coords import MAX_SIZE, MIN_SIZE, to_gtp
+from analysis.go.position import IllegalMoveError, Setup
+from analysis.gtp.commands_args import (
+    CommandError,
+    Handler,
+    arg,
+    color_arg,
+    float_arg,
+    int_arg,
+    vertex_arg,
+)
+from analysis.play.simple import choose_move
+
+if TYPE_CHECKING:
+    from analysis.gtp.engine import GtpEngine
+
+NAME = "goweb"
+VERSION = "0.1"
+SYNTAX = "syntax error"
+
+
+def protocol_version(engine: GtpEngine, args: list[str]) -> str:
+    """Return ``2``."""
+    return "2"
+
+
+def name(engine: GtpEngine, args: list[str]) -> str:
+    """Return the engine's name."""
+    return NAME
+
+
+def version(engine: GtpEngine, args: list[str]) -> str:
+    """Return the engine's version."""
+    return VERSION
+
+
+def known_command(engine: GtpEngine, args: list[str]) -> str:
+    """Return ``true`` if the engine has the named command, else ``false``.
+
+    Raises CommandError (syntax error) when no name is given.
+    """
+    return "true" if arg(args, 0, SYNTAX) in engine.commands else "false"
+
+
+def list_commands(engine: GtpEngine, args: list[str]) -> str:
+    """Return every command name, one per line, in alphabetical order."""
+    return "\n".join(sorted(engine.commands))
+
+
+def quit_(engine: GtpEngine, args: list[str]) -> str:
+    """Ask the protocol loop to stop after this reply; return the empty reply."""
+    engine.running = False
+    return ""
+
+
+def boardsize(engine: GtpEngine, args: list[str]) -> str:
+    """Resize and clear the board; raises CommandError (syntax error, unacceptable size)."""
+    size = int_arg(args, 0, SYNTAX)
+    if not MIN_SIZE <= size <= MAX_SIZE:
+        raise CommandError("unacceptable size")
+    engine.clear(size)
+    return ""
+
+
+def clear_board(engine: GtpEngine, args: list[str]) -> str:
+    """Clear the board, the move history and the captures; return the empty reply."""
+    engine.clear()
+    return ""
+
+
+def komi(engine: GtpEngine, args: list[str]) -> str:
+    """Set the komi; raises CommandError (syntax error) if the argument is not a number."""
+    engine.komi = float_arg(args, 0, SYNTAX)
+    engine.position.komi = engine.komi
+    return ""
+
+
+def play(engine: GtpEngine, args: list[str]) -> str:
+    """Play a move of either colour; raises CommandError for bad arguments or an illegal move."""
+    size = engine.position.size
+    color = color_arg(args, 0, "invalid color or coordinate")
+    point = vertex_arg(args, 1, size, "invalid color or coordinate")
+    try:
+        engine.position.play(point, color)
+    except IllegalMoveError as e:
+        raise CommandError(f"illegal move: {e.reason}") from None
+    return ""
+
+
+def genmove(engine: GtpEngine, args: list[str]) -> str:
+    """Choose a move for the colour, play it and return its vertex (``pass`` included).
+
+    Raises CommandError (invalid color) for a bad argument.
+    """
+    color = color_arg(args, 0, "invalid color")
+    point = choose_move(engine.position, color, engine.rng)
+    engine.position.play(point, color)
+    return to_gtp(point, engine.position.size)
+
+
+def undo(engine: GtpEngine, args: list[str]) -> str:
+    """Take back the last move; raises CommandError (cannot undo) if there is none.
+
+    Handicap and setup stones are not moves and cannot be undone.
+    """
+    steps = engine.position.steps
+    if not steps or isinstance(steps[-1], Setup):
+        raise CommandError("cannot undo")
+    engine.position.undo()
+    return ""
+
+
+def time_settings(engine: GtpEngine, args: list[str]) -> str:
+    """Record main time, byo-yomi time and byo-yomi stones.
+
+    Raises CommandError (syntax error) unless given three integers.
+    """
+    engine.time_settings = (int_arg(args, 0, SYNTAX), int_arg(args, 1, SYNTAX), int_arg(args, 2, SYNTAX))
+    return ""
+
+
+def time_left(engine: GtpEngine, args: list[str]) -> str:
+    """Record a colour's remaining time and stones; raises CommandError (syntax error) for bad arguments."""
+    color = color_arg(args, 0, SYNTAX)
+    engine.time_left[color] = (int_arg(args, 1, SYNTAX), int_arg(args, 2, SYNTAX))
+    return ""
+
+
+COMMANDS: dict[str, Handler] = {
+    "protocol_version": protocol_version,
+    "name": name,
+    "version": version,
+    "known_command": known_command,
+    "list_commands": list_commands,
+    "quit": quit_,
+    "boardsize": boardsize,
+    "clear_board": clear_board,
+    "komi": komi,
+    "play": play,
+    "genmove": genmove,
+    "undo": undo,
+    "time_settings": time_settings,
+    "time_left": time_left,
+}

@@ -1,0 +1,58 @@
+"""GNU Go's board query extensions, with GNU Go's exact replies and error messages.
+
+``list_stones COLOR`` (vertices in row order from the top), ``is_legal COLOR
+VERTEX`` (``1``/``0``), ``countlib VERTEX`` and ``captures COLOR`` (stones that
+colour has captured).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from analysis.go.coords import EMPTY, to_gtp
+from analysis.gtp.commands_args import CommandError, Handler, color_arg, vertex_arg
+
+if TYPE_CHECKING:
+    from analysis.gtp.engine import GtpEngine
+
+
+def list_stones(engine: GtpEngine, args: list[str]) -> str:
+    """Return the vertices of a colour's stones; raises CommandError (invalid color)."""
+    color = color_arg(args, 0, "invalid color")
+    size = engine.position.size
+    return " ".join(to_gtp(p, size) for p in engine.position.stone_points(color))
+
+
+def is_legal(engine: GtpEngine, args: list[str]) -> str:
+    """Return ``1`` if the colour may play the vertex now, else ``0``.
+
+    Raises CommandError (invalid color or coordinate).
+    """
+    message = "invalid color or coordinate"
+    color = color_arg(args, 0, message)
+    point = vertex_arg(args, 1, engine.position.size, message)
+    return "1" if engine.position.is_legal(point, color) else "0"
+
+
+def countlib(engine: GtpEngine, args: list[str]) -> str:
+    """Return the liberty count of the string at a vertex.
+
+    Raises CommandError: invalid coordinate (pass included), vertex must not be empty.
+    """
+    point = vertex_arg(args, 0, engine.position.size, "invalid coordinate", allow_pass=False)
+    if engine.position.color_at(point) == EMPTY:
+        raise CommandError("vertex must not be empty")
+    return str(engine.position.liberties(point))
+
+
+def captures(engine: GtpEngine, args: list[str]) -> str:
+    """Return how many stones a colour has captured; raises CommandError (invalid color)."""
+    return str(engine.position.prisoners(color_arg(args, 0, "invalid color")))
+
+
+COMMANDS: dict[str, Handler] = {
+    "list_stones": list_stones,
+    "is_legal": is_legal,
+    "countlib": countlib,
+    "captures": captures,
+}

@@ -1,0 +1,156 @@
+"""SGF commands as GNU Go has them: ``loadsgf FILE [MOVE_NUMBER|VERTEX]`` and ``printsgf [FILE]``.
+
+loadsgf follows GNU Go's ``gameinfo_play_sgftree``: with a number N it stops
+before the N-th main-line move (passes count), so ``loadsgf game.sgf 1`` loads
+only the setup; with a vertex it stops before the first move there (an
+unreadable vertex reads as pass, as in GNU Go, so it stops at the first pass);
+it also stops before an illegal move.  A missing KM means 5.5 komi (0.5 with a
+handicap), and with HA > 1 and no moves at all white is to play.  The reply is
+the colour to move.
+
+printsgf writes the game: size, komi, rules, handicap (HA and AB), setup
+stones, every move since, and PL when the colour to move is not the obvious one.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from analysis.go.coords import BLACK, EMPTY, WHITE, CoordinateError, color_name, from_gtp, to_sgf
+from analysis.go.position import Move, Position, Setup
+from analysis.go.sgf import GameRecord, SgfError, SgfNode, iter_sgf_games, replay, write_sgf
+from analysis.gtp.commands_args import CommandError, Handler, arg
+
+if TYPE_CHECKING:
+    from analysis.gtp.engine import GtpEngine
+
+SETUP_PROPERTY = {BLACK: "AB", WHITE: "AW", EMPTY: "AE"}
+
+
+def _read_game(filename: str) -> GameRecord:
+    """Return the first game of an SGF file; raises CommandError if it cannot be read or parsed."""
+    try:
+        with open(filename, "rb") as f:
+            data = f.read()
+    except OSError:
+        raise CommandError(f"cannot open or parse '{filename}'") from None
+    game = next(iter_sgf_games(data, source=filename), None)
+    if not isinstance(game, GameRecord):
+        raise CommandError(f"cannot open or parse '{filename}'")
+    return game
+
+
+def moves_before(game: GameRecord, until: str | None) -> int | None:
+    """Return how many main-line moves GNU Go plays for ``loadsgf FILE until`` (None: all).
+
+    ``until`` starting with a digit 1-9 is a move number N (the first N-1 moves are
+    played; trailing garbage is ignored as C's atoi does); anything else is a vertex
+    (moves stop before the first move there, an unreadable vertex meaning pass).
+    """
+    if until is None:
+        return None
+    if until[0] in "123456789":
+        digits = len(until) - len(until.lstrip("0123456789"))
+        return int(until[:digits]) - 1
+    size = game.size
+    try:
+        stop = from_gtp(until, size)
+    except CoordinateError:
+        stop = size * size
+    points = [point for _, point in game.main_line_moves()]
+    return points.index(stop) if stop in points else None
+
+
+def load_position(game: GameRecord, upto: int | None, superko: bool) -> Position:
+    """Return the position after ``upto`` main-line moves (None: all), stopping before an illegal move.
+
+    The komi and colour to move follow GNU Go (see the module docstring).
+    """
+    try:
+        position = replay(game, upto, superko=superko)
+    except SgfError as e:
+        if e.kind != "illegal_move" or e.move_number is None:
+            raise
+        position = replay(game, e.move_number - 1, superko=superko)
+    if game.root.get("KM") is None:
+        position.komi = 5.5 if game.handicap == 0 else 0.5
+    no_moves = not game.main_line_moves()
+    if no_moves and game.handicap > 1 and all(node.get("PL") is None for node in game.main_line()):
+        position.to_play = WHITE
+    return position
+
+
+def loadsgf(engine: GtpEngine, args: list[str]) -> str:
+    """Load an SGF file (up to a move number or vertex) and return the colour to move.
+
+    Raises CommandError: missing filename, cannot open or parse 'FILE', cannot load
+    'FILE' (an unreasonable handicap or a bad coordinate).
+    """
+    filename = arg(args, 0, "missing filename")
+    game = _read_game(filename)
+    if game.handicap > game.size * game.size - 1:
+        raise CommandError(f"cannot load '{filename}'")
+    try:
+        position = load_position(game, moves_before(game, args[1] if len(args) > 1 else None), engine.superko)
+    except SgfError:
+        raise CommandError(f"cannot load '{filename}'") from None
+    engine.position = position
+    engine.komi = position.komi
+    engine.handicap = game.handicap
+    return color_name(position.to_play)
+
+
+def _add_setup(node: SgfNode, step: Setup, size: int) -> None:
+    """Append the stones of a setup step to the AB/AW/AE lists of ``node``."""
+    for color, ident in SETUP_PROPERTY.items():
+        points = [to_sgf(p, size) for p, c in zip(step.points, step.colors, strict=True) if c == color]
+        if points:
+            node.set(ident, node.properties.get(ident, []) + points)
+
+
+def game_record(engine: GtpEngine) -> GameRecord:
+    """Return the current game as a GameRecord: header, setup steps, moves and, if needed, PL."""
+    position = engine.position
+    game = GameRecord.new(
+        position.size,
+        position.komi,
+        handicap=engine.handicap,
+        rules=engine.rules.capitalize(),
+        source="printsgf",
+    )
+    node = game.root
+    for step in position.steps:
+        if isinstance(step, Move):
+            node = game.add_move(step.color, step.point, parent=node)
+            continue
+        if node is not game.root or any(ident in node.properties for ident in SETUP_PROPERTY.values()):
+            node = node.add_child()
+        _add_setup(node, step, position.size)
+    last = position.last_move
+    if last is None:
+        node.set("PL", color_name(position.to_play)[0].upper())
+    elif position.to_play != -last.color:
+        node.add_child({"PL": color_name(position.to_play)[0].upper()})
+    return game
+
+
+def printsgf(engine: GtpEngine, args: list[str]) -> str:
+    """Return the game as SGF, or write it to the file named by the argument and return nothing.
+
+    Raises CommandError (cannot open or write 'FILE') if the file cannot be written.
+    """
+    data = write_sgf(game_record(engine))
+    if not args:
+        return data.decode("utf-8").strip()
+    try:
+        with open(args[0], "wb") as f:
+            f.write(data)
+    except OSError:
+        raise CommandError(f"cannot open or write '{args[0]}'") from None
+    return ""
+
+
+COMMANDS: dict[str, Handler] = {
+    "loadsgf": loadsgf,
+    "printsgf": printsgf,
+}

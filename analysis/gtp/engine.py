@@ -1,0 +1,159 @@
+"""The GTP version 2 engine: game state, command dispatch and the protocol loop.
+
+A line is cleaned as the GTP spec says (control characters other than tab and
+newline removed, tabs made spaces, everything after ``#`` dropped, empty lines
+ignored), an optional numeric id is split off, and the command is looked up in
+the registry (:data:`COMMANDS`, name -> handler, built from the ``commands*``
+modules).  Replies are ``=id text`` or ``?id message`` followed by an empty
+line, flushed at once.  Nothing but ``quit`` or the end of input stops the loop.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TextIO
+
+from analysis.go.position import Position
+from analysis.go.scoring import rules_kind
+from analysis.gtp import (
+    commands,
+    commands_gnugo,
+    commands_handicap,
+    commands_scoring,
+    commands_sgf,
+    commands_showboard,
+)
+from analysis.gtp.commands_args import CommandError, Handler
+
+RULES = ("chinese", "japanese")
+DEFAULT_KOMI = {"chinese": 7.5, "japanese": 6.5}
+
+COMMANDS: dict[str, Handler] = {
+    **commands.COMMANDS,
+    **commands_handicap.COMMANDS,
+    **commands_scoring.COMMANDS,
+    **commands_gnugo.COMMANDS,
+    **commands_sgf.COMMANDS,
+    **commands_showboard.COMMANDS,
+}
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+_ID = re.compile(r"[0-9]+")
+
+
+@dataclass(frozen=True)
+class Request:
+    """One parsed command line: optional ``id``, command ``name`` and its ``args``."""
+
+    id: str | None
+    name: str
+    args: list[str]
+
+
+def parse_line(line: str) -> Request | None:
+    """Return the request on a GTP input line, or None for a line with no command.
+
+    A line holding only an id gets the empty name, which no command has.
+    """
+    text = _CONTROL.sub("", line).replace("\t", " ").split("#", 1)[0]
+    words = text.split()
+    if not words:
+        return None
+    request_id = None
+    if _ID.fullmatch(words[0]):
+        request_id = str(int(words.pop(0)))
+    name = words.pop(0) if words else ""
+    return Request(request_id, name, words)
+
+
+def format_reply(request_id: str | None, text: str, ok: bool = True) -> str:
+    """Return the full reply: ``=id text`` (or ``?id text`` if not ``ok``) and the closing empty line."""
+    return f"{'=' if ok else '?'}{request_id or ''} {text}\n\n"
+
+
+class GtpEngine:
+    """The state GTP commands act on: position, rules, komi, handicap, clocks and a seeded RNG."""
+
+    def __init__(
+        self, rules: str = "chinese", komi: float | None = None, size: int = 19, seed: int = 0
+    ) -> None:
+        """Start with an empty ``size`` board.
+
+        ``rules`` is ``chinese`` (positional superko, area scoring) or ``japanese``
+        (simple ko, territory scoring); ``komi`` defaults to 7.5 or 6.5 by rules.
+        Raises ValueError for unknown rules and CoordinateError for a bad size.
+        """
+        if rules not in RULES:
+            raise ValueError(f"unknown rules {rules!r}: expected one of {', '.join(RULES)}")
+        self.rules = rules
+        self.komi = DEFAULT_KOMI[rules] if komi is None else float(komi)
+        self.seed = seed
+        self.rng = random.Random(seed)
+        self.commands = COMMANDS
+        self.running = True
+        self.handicap = 0
+        self.time_settings: tuple[int, int, int] | None = None
+        self.time_left: dict[int, tuple[int, int]] = {}
+        self.position = self.new_position(size)
+
+    @property
+    def superko(self) -> bool:
+        """Whether the rules forbid any repetition of a position (area rules) or only simple ko."""
+        return rules_kind(self.rules) == "area"
+
+    def new_position(self, size: int) -> Position:
+        """Return an empty Position of ``size`` with the engine's komi and ko rule.
+
+        Raises CoordinateError for an unsupported size.
+        """
+        return Position(size, self.komi, superko=self.superko)
+
+    def clear(self, size: int | None = None) -> None:
+        """Empty the board (resized to ``size`` if given) and forget moves and handicap.
+
+        Raises CoordinateError for an unsupported size (the board is then unchanged).
+        """
+        self.position = self.new_position(self.position.size if size is None else size)
+        self.handicap = 0
+
+    def execute(self, name: str, args: list[str]) -> str:
+        """Run one command and return its reply text.
+
+        Raises CommandError with the GTP error message, ``unknown command`` included.
+        """
+        handler = self.commands.get(name)
+        if handler is None:
+            raise CommandError("unknown command")
+        return handler(self, args)
+
+    def respond(self, line: str) -> str | None:
+        """Return the full reply to one input line, or None if the line holds no command.
+
+        Never raises: a failing command (or a bug) becomes a ``?`` reply.
+        """
+        request = parse_line(line)
+        if request is None:
+            return None
+        try:
+            return format_reply(request.id, self.execute(request.name, request.args))
+        except CommandError as e:
+            return format_reply(request.id, str(e), ok=False)
+        except Exception as e:  # the engine must survive any command
+            return format_reply(request.id, f"internal error: {type(e).__name__}: {e}", ok=False)
+
+    def serve(self, lines: Iterable[bytes], out: TextIO) -> None:
+        """Answer every command line of ``lines`` on ``out`` until ``quit`` or the end of input.
+
+        Lines are decoded as UTF-8 (bad bytes replaced) and each reply is flushed.
+        """
+        for raw in lines:
+            reply = self.respond(raw.decode("utf-8", errors="replace"))
+            if reply is None:
+                continue
+            out.write(reply)
+            out.flush()
+            if not self.running:
+                return

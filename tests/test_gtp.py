@@ -1,0 +1,572 @@
+"""The GTP engine in-process: line parsing, every command's happy path and its error path."""
+
+from __future__ import annotations
+
+import io
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from analysis.go.coords import BLACK, WHITE, from_gtp
+from analysis.go.position import Position
+from analysis.gtp.client import GtpClient, GtpError
+from analysis.gtp.engine import GtpEngine, format_reply, parse_line
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def ask(engine: GtpEngine, line: str) -> tuple[bool, str]:
+    """Return (success, text) of the engine's reply to one command line."""
+    reply = engine.respond(line)
+    assert reply is not None and reply.endswith("\n\n"), reply
+    match = re.fullmatch(r"([=?])(\d*) (.*)\n\n", reply, re.DOTALL)
+    assert match, reply
+    return match.group(1) == "=", match.group(3)
+
+
+def ok(engine: GtpEngine, line: str) -> str:
+    success, text = ask(engine, line)
+    assert success, f"{line!r} failed: {text}"
+    return text
+
+
+def err(engine: GtpEngine, line: str) -> str:
+    success, text = ask(engine, line)
+    assert not success, f"{line!r} succeeded: {text}"
+    return text
+
+
+KO = """
+. . . . . . . . .
+. . . . . . . . .
+. . . . . . . . .
+. . . . . . . . .
+. . . . . . . . .
+. . . . . . . . .
+. X O . . . . . .
+X O . O . . . . .
+. X O . . . . . .
+"""
+
+TRIPLE_KO = """
+. X O . . . X O .
+X O . O . X . X O
+. X O . . . X O .
+. . . . . . . . .
+. X O . . . . . .
+X O . O . . . . .
+. X O . . . . . .
+. . . . . . . . .
+. . . . . . . . .
+"""
+
+
+@pytest.fixture
+def engine() -> GtpEngine:
+    return GtpEngine(size=9)
+
+
+# -- protocol -------------------------------------------------------------
+
+
+def test_parse_line_strips_comments_control_characters_and_tabs() -> None:
+    request = parse_line("12\tplay\x01 black  E5 # a comment\r\n")
+    assert request is not None
+    assert (request.id, request.name, request.args) == ("12", "play", ["black", "E5"])
+    assert parse_line("   \n") is None
+    assert parse_line("# only a comment\n") is None
+
+
+def test_reply_format_echoes_the_id() -> None:
+    assert format_reply("7", "2") == "=7 2\n\n"
+    assert format_reply(None, "") == "= \n\n"
+    assert format_reply("3", "unknown command", ok=False) == "?3 unknown command\n\n"
+
+
+def test_ids_are_echoed_on_success_and_failure(engine: GtpEngine) -> None:
+    assert engine.respond("12 name") == "=12 goweb\n\n"
+    assert engine.respond("13 frobnicate") == "?13 unknown command\n\n"
+
+
+def test_empty_and_comment_lines_get_no_reply(engine: GtpEngine) -> None:
+    assert engine.respond("\n") is None
+    assert engine.respond("  # nothing here\n") is None
+    assert engine.respond("\x00\x07\r\n") is None
+
+
+def test_unknown_and_garbage_commands_fail_and_the_engine_goes_on(engine: GtpEngine) -> None:
+    for line in ("frobnicate", "\x00gar\x07bage", "PLAY black E5", "42", "é ü", ")(*&^%"):
+        assert err(engine, line) == "unknown command"
+    assert ok(engine, "protocol_version") == "2"
+
+
+def test_a_crashing_command_becomes_an_error_reply(engine: GtpEngine) -> None:
+    def crash(engine: GtpEngine, args: list[str]) -> str:
+        raise ZeroDivisionError("boom")
+
+    engine.commands = {**engine.commands, "crash": crash}
+    assert err(engine, "crash") == "internal error: ZeroDivisionError: boom"
+    assert ok(engine, "name") == "goweb"
+
+
+def test_admin_commands(engine: GtpEngine) -> None:
+    assert ok(engine, "protocol_version") == "2"
+    assert ok(engine, "name") == "goweb"
+    assert ok(engine, "version")
+    assert ok(engine, "known_command play") == "true"
+    assert ok(engine, "known_command frobnicate") == "false"
+    assert err(engine, "known_command") == "syntax error"
+    names = ok(engine, "list_commands").split("\n")
+    for command in (
+        "protocol_version", "name", "version", "known_command", "list_commands", "quit", "boardsize",
+        "clear_board", "komi", "play", "genmove", "undo", "fixed_handicap", "place_free_handicap",
+        "set_free_handicap", "final_score", "final_status_list", "showboard", "time_settings",
+        "time_left", "loadsgf", "printsgf", "list_stones", "is_legal", "countlib", "captures",
+    ):  # fmt: skip
+        assert command in names
+    assert names == sorted(names)
+
+
+def test_quit_replies_then_stops_serving(engine: GtpEngine) -> None:
+    out = io.StringIO()
+    engine.serve([b"1 name\n", b"2 quit\n", b"3 name\n"], out)
+    assert out.getvalue() == "=1 goweb\n\n=2 \n\n"
+
+
+def test_serve_survives_undecodable_bytes_and_stops_at_end_of_input(engine: GtpEngine) -> None:
+    out = io.StringIO()
+    engine.serve([b"\xff\xfe garbage\n", b"\n", b"protocol_version\n"], out)
+    assert out.getvalue() == "? unknown command\n\n= 2\n\n"
+
+
+def run_engine(commands: bytes, *options: str) -> subprocess.CompletedProcess[bytes]:
+    """Run ``python -m analysis.gtp`` on ``commands`` until it exits; return the finished process."""
+    argv = [sys.executable, "-m", "analysis.gtp", *options]
+    return subprocess.run(argv, input=commands, capture_output=True, timeout=30, cwd=ROOT, check=False)
+
+
+def test_engine_process_speaks_gtp_on_stdin_and_stdout() -> None:
+    commands = (
+        b"7 name\n"
+        b"garbage ### more\n"
+        b"\n# a comment line\n"
+        b"\xff\xfe\n"
+        b"8\tplay black E5\r\n"
+        b"list_stones black\n"
+        b"9 final_score\n"
+        b"quit\n"
+        b"name\n"
+    )
+    done = run_engine(commands, "--size", "9", "--rules", "japanese", "--komi", "0.5")
+    assert done.returncode == 0
+    assert done.stdout.decode() == (
+        "=7 goweb\n\n"
+        "? unknown command\n\n"
+        "? unknown command\n\n"
+        "=8 \n\n"
+        "= E5\n\n"
+        "=9 B+79.5\n\n"  # territory: 80 points against komi 0.5
+        "= \n\n"
+    )
+
+
+def test_engine_process_exits_at_end_of_input() -> None:
+    done = run_engine(b"name")
+    assert done.returncode == 0
+    assert done.stdout == b"= goweb\n\n"
+
+
+def test_engine_process_options_are_checked() -> None:
+    assert run_engine(b"", "--rules", "ing").returncode == 2
+    assert run_engine(b"", "--size", "30").returncode == 2
+    board = run_engine(b"showboard\n", "--size", "5", "--seed", "3").stdout.decode()
+    assert board.startswith("= \n   A B C D E\n 5 . . . . . 5\n 4 . + . + . 4\n")
+
+
+def test_engine_process_replies_one_at_a_time_as_commands_arrive() -> None:
+    """Replies are flushed at once: a controller can wait for each before sending the next."""
+    argv = [sys.executable, "-m", "analysis.gtp", "--size", "9"]
+    with GtpClient(argv) as client:
+        for _ in range(3):
+            assert client.send("protocol_version") == "2"
+        with pytest.raises(GtpError, match="illegal move: occupied"):
+            client.send("play black E5")
+            client.send("play white E5")
+        assert client.send("list_stones black") == "E5"
+
+
+# -- board setup ----------------------------------------------------------
+
+
+def test_boardsize_resizes_and_clears(engine: GtpEngine) -> None:
+    ok(engine, "play black E5")
+    ok(engine, "boardsize 13")
+    assert engine.position.size == 13
+    assert ok(engine, "list_stones black") == ""
+    assert ok(engine, "boardsize 25") == ""
+
+
+@pytest.mark.parametrize("size", ["1", "26", "0", "-9"])
+def test_boardsize_rejects_unacceptable_sizes(engine: GtpEngine, size: str) -> None:
+    assert err(engine, f"boardsize {size}") == "unacceptable size"
+    assert engine.position.size == 9
+
+
+@pytest.mark.parametrize("line", ["boardsize", "boardsize nine", "boardsize 9.5"])
+def test_boardsize_syntax_errors(engine: GtpEngine, line: str) -> None:
+    assert err(engine, line) == "syntax error"
+
+
+def test_clear_board_clears_stones_history_and_captures(engine: GtpEngine) -> None:
+    for move in ("b A1", "w A2", "b E5", "w B1"):
+        ok(engine, f"play {move}")
+    assert ok(engine, "captures white") == "1"
+    ok(engine, "clear_board")
+    assert ok(engine, "list_stones white") == ""
+    assert ok(engine, "captures white") == "0"
+    assert err(engine, "undo") == "cannot undo"
+
+
+def test_komi_sets_the_komi(engine: GtpEngine) -> None:
+    ok(engine, "komi -3.5")
+    assert engine.komi == engine.position.komi == -3.5
+    ok(engine, "clear_board")
+    assert engine.position.komi == -3.5
+
+
+@pytest.mark.parametrize("line", ["komi", "komi six", "komi nan", "komi inf"])
+def test_komi_syntax_errors(engine: GtpEngine, line: str) -> None:
+    assert err(engine, line) == "syntax error"
+
+
+def test_rules_choose_ko_rule_komi_and_scoring() -> None:
+    chinese, japanese = GtpEngine(), GtpEngine(rules="japanese")
+    assert chinese.superko and chinese.komi == 7.5
+    assert not japanese.superko and japanese.komi == 6.5
+    with pytest.raises(ValueError, match="unknown rules"):
+        GtpEngine(rules="ing")
+
+
+# -- play, genmove, undo ---------------------------------------------------
+
+
+def test_play_places_stones_of_either_colour_in_any_order(engine: GtpEngine) -> None:
+    ok(engine, "play black E5")
+    ok(engine, "play B d4")
+    ok(engine, "play white pass")
+    ok(engine, "play WHITE J9")
+    assert ok(engine, "list_stones black") == "E5 D4"
+    assert ok(engine, "list_stones white") == "J9"
+
+
+@pytest.mark.parametrize("line", ["play", "play black", "play blue E5", "play black I5", "play black J10"])
+def test_play_rejects_bad_colours_and_vertices_like_gnugo(engine: GtpEngine, line: str) -> None:
+    assert err(engine, line) == "invalid color or coordinate"
+
+
+def test_play_illegal_moves_name_the_reason(engine: GtpEngine) -> None:
+    ok(engine, "play black E5")
+    assert err(engine, "play white E5") == "illegal move: occupied"
+    for move in ("b A2", "b B1"):
+        ok(engine, f"play {move}")
+    assert err(engine, "play white A1") == "illegal move: suicide"
+
+
+def test_play_forbids_retaking_a_ko(engine: GtpEngine) -> None:
+    engine.position = Position.from_diagram(KO, superko=True)
+    ok(engine, "play black C2")
+    assert ok(engine, "captures black") == "1"
+    assert err(engine, "play white B2") == "illegal move: ko"
+
+
+def test_chinese_rules_forbid_superko_and_japanese_rules_allow_it() -> None:
+    """A triple ko: after six captures the position repeats."""
+    moves = ["b C8", "w G8", "b C4", "w B8", "b H8", "w B4"]
+    chinese, japanese = GtpEngine(size=9), GtpEngine(size=9, rules="japanese")
+    for engine in (chinese, japanese):
+        engine.position = Position.from_diagram(TRIPLE_KO, superko=engine.superko)
+    for move in moves[:5]:
+        ok(chinese, f"play {move}")
+        ok(japanese, f"play {move}")
+    assert err(chinese, f"play {moves[5]}") == "illegal move: superko"
+    ok(japanese, f"play {moves[5]}")
+
+
+def test_genmove_plays_a_legal_move_on_the_board(engine: GtpEngine) -> None:
+    vertex = ok(engine, "genmove black")
+    point = from_gtp(vertex, 9)
+    assert engine.position.color_at(point) == BLACK
+    assert engine.position.to_play == WHITE
+    assert ok(engine, "genmove w") != vertex
+
+
+def test_genmove_rejects_a_bad_colour(engine: GtpEngine) -> None:
+    assert err(engine, "genmove") == "invalid color"
+    assert err(engine, "genmove purple") == "invalid color"
+
+
+def test_genmove_passes_when_only_eyes_are_left() -> None:
+    engine = GtpEngine(size=5)
+    engine.position = engine.position.from_diagram(
+        """
+        . X . X .
+        X X X X X
+        X X X X X
+        X X X X X
+        X X X X X
+        """
+    )
+    assert ok(engine, "genmove black") == "pass"
+
+
+def test_undo_takes_back_moves_but_not_handicap(engine: GtpEngine) -> None:
+    assert err(engine, "undo") == "cannot undo"
+    ok(engine, "fixed_handicap 2")
+    ok(engine, "play white E5")
+    ok(engine, "undo")
+    assert ok(engine, "list_stones white") == ""
+    assert err(engine, "undo") == "cannot undo"
+    assert ok(engine, "list_stones black") == "G7 C3"
+
+
+def test_undo_restores_captured_stones(engine: GtpEngine) -> None:
+    for move in ("b A1", "w A2", "b E5", "w B1"):
+        ok(engine, f"play {move}")
+    ok(engine, "undo")
+    assert ok(engine, "list_stones black") == "E5 A1"
+    assert ok(engine, "captures white") == "0"
+
+
+# -- handicap -------------------------------------------------------------
+
+
+def test_fixed_handicap_places_black_stones_and_white_plays(engine: GtpEngine) -> None:
+    assert ok(engine, "fixed_handicap 5") == "G7 C3 C7 G3 E5"
+    assert engine.position.to_play == WHITE
+    assert engine.handicap == 5
+
+
+@pytest.mark.parametrize("count", ["0", "1", "10", "-2"])
+def test_fixed_handicap_rejects_invalid_counts(engine: GtpEngine, count: str) -> None:
+    assert err(engine, f"fixed_handicap {count}") == "invalid handicap"
+
+
+def test_fixed_handicap_needs_an_empty_board_and_a_number(engine: GtpEngine) -> None:
+    assert err(engine, "fixed_handicap two") == "syntax error"
+    ok(engine, "play black E5")
+    assert err(engine, "fixed_handicap 2") == "board not empty"
+
+
+def test_fixed_handicap_is_limited_on_small_boards() -> None:
+    engine = GtpEngine(size=7)
+    assert err(engine, "fixed_handicap 5") == "invalid handicap"
+    engine = GtpEngine(size=5)
+    assert err(engine, "fixed_handicap 2") == "invalid handicap"
+
+
+def test_place_free_handicap_places_distinct_stones(engine: GtpEngine) -> None:
+    vertices = ok(engine, "place_free_handicap 12").split()
+    assert len(set(vertices)) == 12
+    assert set(ok(engine, "list_stones black").split()) == set(vertices)
+    assert engine.position.to_play == WHITE
+
+
+def test_place_free_handicap_errors(engine: GtpEngine) -> None:
+    assert err(engine, "place_free_handicap") == "syntax error"
+    assert err(engine, "place_free_handicap 1") == "invalid handicap"
+    assert err(engine, "place_free_handicap 81") == "invalid handicap"
+    ok(engine, "play white E5")
+    assert err(engine, "place_free_handicap 2") == "board not empty"
+
+
+def test_set_free_handicap_places_the_given_stones(engine: GtpEngine) -> None:
+    assert ok(engine, "set_free_handicap A1 J9 e5") == ""
+    assert ok(engine, "list_stones black") == "J9 E5 A1"
+    assert engine.handicap == 3
+    assert engine.position.to_play == WHITE
+
+
+@pytest.mark.parametrize(
+    "vertices", ["", "A1", "A1 A1", "A1 a1", "A1 pass", "A1 Z9", "A1 I5", "A1 K10", "A1 hello"]
+)
+def test_set_free_handicap_rejects_bad_vertex_lists_and_places_nothing(
+    engine: GtpEngine, vertices: str
+) -> None:
+    assert err(engine, f"set_free_handicap {vertices}") == "bad vertex list"
+    assert ok(engine, "list_stones black") == ""
+
+
+def test_set_free_handicap_rejects_a_full_board_and_a_non_empty_board() -> None:
+    engine = GtpEngine(size=2)
+    assert err(engine, "set_free_handicap A1 A2 B1 B2") == "bad vertex list"
+    assert ok(engine, "set_free_handicap A1 A2 B1") == ""
+    assert err(engine, "set_free_handicap A1 B2") == "board not empty"
+
+
+# -- scoring ----------------------------------------------------------------
+
+SEKI_AND_DEAD = """
+. X O . O X . X .
+X X O O O X X X X
+O O O X X X . X O
+. O X . X O O O .
+O O X X X O . O O
+X X X O O O O X .
+. X O O . O X X X
+X X X O O O O X .
+. X . X . O . X X
+"""
+
+
+def test_final_score_counts_area_under_chinese_rules(engine: GtpEngine) -> None:
+    ok(engine, "komi 7.5")
+    assert ok(engine, "final_score") == "W+7.5"
+    ok(engine, "play black E5")
+    assert ok(engine, "final_score") == "B+73.5"
+
+
+def test_final_score_counts_territory_and_prisoners_under_japanese_rules() -> None:
+    """Black captures A1: 79 points of territory and a prisoner, against 81 points of area."""
+    japanese, chinese = GtpEngine(rules="japanese", size=9, komi=0), GtpEngine(size=9, komi=0)
+    for engine in (japanese, chinese):
+        for move in ("b B1", "w A1", "b A2"):
+            ok(engine, f"play {move}")
+    assert ok(japanese, "final_score") == "B+80"
+    assert ok(chinese, "final_score") == "B+81"
+
+
+def test_final_status_list_lists_one_string_per_line(engine: GtpEngine) -> None:
+    for move in ("b E5", "b E4", "b C3", "w pass"):
+        ok(engine, f"play {move}")
+    assert ok(engine, "final_status_list alive") == "E5 E4\nC3"
+    assert ok(engine, "final_status_list dead") == ""
+    assert ok(engine, "final_status_list seki") == ""
+
+
+def test_final_status_list_finds_dead_stones() -> None:
+    engine = GtpEngine(size=7)
+    engine.position = Position.from_diagram(
+        """
+        . . X . O . .
+        . . X . O . .
+        X X X . O O O
+        . . . . . . .
+        O O O O O O O
+        . . . . X . .
+        . . . . . . .
+        """
+    )
+    assert ok(engine, "final_status_list dead") == "E2"
+    assert "E2" not in ok(engine, "final_status_list alive")
+
+
+@pytest.mark.parametrize("line", ["final_status_list", "final_status_list zombie"])
+def test_final_status_list_rejects_unknown_statuses(engine: GtpEngine, line: str) -> None:
+    assert err(engine, line) == "syntax error"
+
+
+# -- showboard, clocks --------------------------------------------------------
+
+
+def test_showboard_draws_the_board_and_the_captures(engine: GtpEngine) -> None:
+    for move in ("b A1", "w A2", "b E5", "w B1"):
+        ok(engine, f"play {move}")
+    board = ok(engine, "showboard")
+    lines = board.split("\n")
+    assert lines[0] == ""  # the board starts on its own line, as GNU Go's does
+    assert lines[1].split() == list("ABCDEFGHJ")
+    assert lines[2] == " 9 . . . . . . . . . 9"
+    assert lines[4] == " 7 . . + . . . + . . 7"
+    assert lines[6] == " 5 . . . . X . . . . 5"
+    assert lines[9] == " 2 O . . . . . . . . 2     WHITE (O) has captured 1 stones"
+    assert lines[10] == " 1 . O . . . . . . . 1     BLACK (X) has captured 0 stones"
+    assert lines[11] == lines[1]
+
+
+def test_time_settings_and_time_left_are_recorded(engine: GtpEngine) -> None:
+    ok(engine, "time_settings 300 30 5")
+    ok(engine, "time_left white 120 0")
+    assert engine.time_settings == (300, 30, 5)
+    assert engine.time_left == {WHITE: (120, 0)}
+
+
+@pytest.mark.parametrize(
+    "line", ["time_settings", "time_settings 1 2", "time_settings a b c", "time_left", "time_left red 1 2",
+             "time_left black ten 0"]
+)  # fmt: skip
+def test_time_commands_reject_bad_arguments(engine: GtpEngine, line: str) -> None:
+    assert err(engine, line) == "syntax error"
+
+
+# -- GNU Go extensions, in-process ------------------------------------------
+
+
+def test_board_queries(engine: GtpEngine) -> None:
+    for move in ("b A1", "w A2", "b E5", "w B1", "b D5"):
+        ok(engine, f"play {move}")
+    assert ok(engine, "list_stones black") == "D5 E5"
+    assert ok(engine, "list_stones w") == "A2 B1"
+    assert ok(engine, "is_legal black A1") == "0"
+    assert ok(engine, "is_legal white A1") == "1"
+    assert ok(engine, "is_legal white E5") == "0"
+    assert ok(engine, "is_legal white pass") == "1"
+    assert ok(engine, "countlib E5") == "6"
+    assert ok(engine, "countlib a2") == "3"
+    assert ok(engine, "captures white") == "1"
+    assert ok(engine, "captures black") == "0"
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("list_stones", "invalid color"),
+        ("list_stones red", "invalid color"),
+        ("is_legal", "invalid color or coordinate"),
+        ("is_legal black", "invalid color or coordinate"),
+        ("is_legal black Z1", "invalid color or coordinate"),
+        ("countlib", "invalid coordinate"),
+        ("countlib pass", "invalid coordinate"),
+        ("countlib E5", "vertex must not be empty"),
+        ("captures", "invalid color"),
+        ("captures 1", "invalid color"),
+        ("loadsgf", "missing filename"),
+    ],
+)
+def test_board_query_errors(engine: GtpEngine, line: str, message: str) -> None:
+    assert err(engine, line) == message
+
+
+def test_printsgf_writes_a_file_and_reports_unwritable_ones(engine: GtpEngine, tmp_path: Path) -> None:
+    ok(engine, "play black E5")
+    target = tmp_path / "game.sgf"
+    assert ok(engine, f"printsgf {target}") == ""
+    assert b";B[ee]" in target.read_bytes()
+    missing = tmp_path / "no" / "such" / "dir.sgf"
+    assert err(engine, f"printsgf {missing}") == f"cannot open or write '{missing}'"
+
+
+def test_loadsgf_without_komi_uses_gnugos_defaults(engine: GtpEngine, tmp_path: Path) -> None:
+    plain, handicap = tmp_path / "plain.sgf", tmp_path / "handicap.sgf"
+    plain.write_text("(;GM[1]SZ[9];B[ee])")
+    handicap.write_text("(;GM[1]SZ[9]HA[2]AB[cc][gg])")
+    assert ok(engine, f"loadsgf {plain}") == "white"
+    assert engine.komi == engine.position.komi == 5.5
+    assert ok(engine, f"loadsgf {handicap}") == "white"
+    assert engine.komi == 0.5
+    assert engine.handicap == 2
+
+
+def test_loadsgf_stops_before_an_illegal_move(engine: GtpEngine, tmp_path: Path) -> None:
+    path = tmp_path / "occupied.sgf"
+    path.write_text("(;GM[1]SZ[9];B[ee];W[dd];B[dd];W[cc])")
+    assert ok(engine, f"loadsgf {path}") == "black"
+    assert ok(engine, "list_stones white") == "D6"
+
+
+def test_loadsgf_rejects_unreasonable_handicaps(engine: GtpEngine, tmp_path: Path) -> None:
+    path = tmp_path / "ha.sgf"
+    path.write_text("(;GM[1]SZ[3]HA[9])")
+    assert err(engine, f"loadsgf {path}") == f"cannot load '{path}'"
