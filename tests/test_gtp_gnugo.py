@@ -107,6 +107,8 @@ def test_board_queries_match_gnugo_move_by_move(reference: GtpClient) -> None:
         "countlib pass",
         "countlib I5",
         "countlib E5",
+        "ladder_attack",
+        "ladder_attack E5",
         "loadsgf",
         "fixed_handicap 1",
         "fixed_handicap 10",
@@ -256,3 +258,14 @@ def test_printsgf_keeps_removed_stones(tmp_path: Path) -> None:
     reloaded = GtpEngine()
     assert ours(reloaded, f"loadsgf {path}") == (True, "black")
     assert reloaded.position.hash == engine.position.hash
+
+
+def test_ladder_attack_replies_like_gnugo(reference: GtpClient) -> None:
+    engine = start(reference, 9)
+    for color, vertex in [("black", "B3"), ("black", "C2"), ("black", "D2"), ("white", "C3")]:
+        play_both(engine, reference, color, vertex)
+    assert same(engine, reference, "ladder_attack C3") == "1 C4"  # the plain ladder to the edge
+    play_both(engine, reference, "white", "G7")  # a breaker
+    assert same(engine, reference, "ladder_attack C3") == "0"
+    mine, gnu = both(engine, reference, "ladder_attack G7")  # four liberties
+    assert mine == gnu == (False, "string must have exactly 2 liberties")
