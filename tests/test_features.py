@@ -261,3 +261,20 @@ def test_extraction_works_on_any_board_size(size: int) -> None:
         assert np.isfinite(x).all()
         for i, plane in enumerate(fs.planes):
             assert plane.low <= x[i].min() and x[i].max() <= plane.high, plane.name
+
+
+def test_batch_extraction_on_threads_equals_one_by_one() -> None:
+    positions = []
+    for seed in range(6):
+        pos = Position(9)
+        for m in random_game(9, 40 + seed, seed):
+            pos.play(m)
+        positions.append(pos)
+    fs = get_feature_set("golois")
+    contexts = [FeatureContext(p) for p in positions]
+    batch = fs.extract_batch(contexts)
+    assert batch.shape == (6, fs.num_planes, 9, 9)
+    for i, ctx in enumerate(contexts):
+        np.testing.assert_array_equal(batch[i], fs.extract(ctx))
+    with pytest.raises(ValueError, match="one board size"):
+        fs.extract_batch([FeatureContext(Position(9)), FeatureContext(Position(13))])

@@ -7,6 +7,7 @@ untrained here, which costs exactly as much time as a trained one.
 
 from __future__ import annotations
 
+import os
 import time
 
 import torch
@@ -74,6 +75,11 @@ def run(quick: bool = False) -> dict:
             us[no_ladder.name] = time_per_position(
                 lambda p, fs=no_ladder: fs.extract(FeatureContext(p)), positions) * 1e6
     figures["us_per_position"] = {k: round(v, 1) for k, v in us.items()}
+    contexts = [FeatureContext(p) for p in positions]
+    golois = FEATURE_SETS["golois"]
+    batched = time_per_position(lambda _: golois.extract_batch(contexts), [None]) / len(contexts)
+    figures["golois_batched_us_per_position"] = round(batched * 1e6, 1)
+    figures["batched_threads"] = os.cpu_count()
     qps, queries = ladder_queries_per_second(positions)
     figures["ladder_queries_per_s"] = round(qps)
     figures["ladder_queries"] = queries
@@ -82,6 +88,7 @@ def run(quick: bool = False) -> dict:
         figures[f"forward_batch{batch}_us_per_position"] = round(forward * 1e6, 1)
         figures[f"forward_batch{batch}_dtype"] = dtype
         figures[f"golois_extraction_over_forward_batch{batch}"] = round(us["golois"] / (forward * 1e6), 3)
+        figures[f"golois_batched_extraction_over_forward_batch{batch}"] = round(batched / forward, 3)
     figures["forward"] = f"golois-b6c64, {torch.get_num_threads()} threads, best of float32 and bfloat16"
     figures["goal"] = "golois extraction at most 0.20 of the forward time per position"
     return figures

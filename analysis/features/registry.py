@@ -9,8 +9,11 @@ written down by hand.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -97,12 +100,45 @@ class FeatureSet:
         kept = tuple(f for f in self.features if not REGISTRY[f].uses_ladders)
         return FeatureSet(f"{self.name}-noladder", kept, self.description + " (without ladder planes)")
 
+    def extract_batch(self, contexts: Sequence[FeatureContext]) -> np.ndarray:
+        """Return the inputs of many positions of one size, shape (N, num_planes, size, size).
+
+        Positions are extracted on a pool of one thread per core; the board core
+        releases the GIL, so a batch runs on every core.  Each context must hold
+        its own Position.  Raises ValueError for mixed board sizes.
+        """
+        if not contexts:
+            raise ValueError("extract_batch needs at least one position")
+        size = contexts[0].size
+        if any(c.size != size for c in contexts):
+            raise ValueError("extract_batch needs positions of one board size")
+        out = np.empty((len(contexts), self.num_planes, size, size), dtype=np.float32)
+
+        workers = _pool()._max_workers
+
+        def chunk(k: int) -> None:
+            for i in range(k, len(contexts), workers):
+                self.extract_into(contexts[i], out[i])
+
+        list(_pool().map(chunk, range(workers)))
+        return out
+
     def extract(self, ctx: FeatureContext) -> np.ndarray:
         """Return the float32 input array of shape (num_planes, size, size) for ``ctx``."""
         out = np.empty((self.num_planes, ctx.size, ctx.size), dtype=np.float32)
+        self.extract_into(ctx, out)
+        return out
+
+    def extract_into(self, ctx: FeatureContext, out: np.ndarray) -> None:
+        """Write the input of ``ctx`` into ``out`` (num_planes, size, size), float32, C-contiguous."""
         i = 0
         for name in self.features:
             f = REGISTRY[name]
             f.fn(ctx, out[i : i + f.count])
             i += f.count
-        return out
+
+
+@lru_cache(maxsize=1)
+def _pool() -> ThreadPoolExecutor:
+    """The extraction thread pool: one thread per core."""
+    return ThreadPoolExecutor(max_workers=os.cpu_count() or 1, thread_name_prefix="features")

@@ -420,6 +420,9 @@ static PyObject *Board_fill_planes(BoardObject *self, PyObject *args, PyObject *
                             b->size, b->size);
     }
     float *out = view.buf;
+    /* The kernels touch only this board and the buffer: other threads may run
+     * meanwhile, on other boards (callers must not share a board between threads). */
+    Py_BEGIN_ALLOW_THREADS
     if (!strcmp(kind, "stones")) pl_stones(b, color, out);
     else if (!strcmp(kind, "liberties_both")) pl_liberties(b, color, top, 1, out);
     else if (!strcmp(kind, "liberties_any")) pl_liberties(b, color, top, 0, out);
@@ -432,6 +435,7 @@ static PyObject *Board_fill_planes(BoardObject *self, PyObject *args, PyObject *
     else if (!strcmp(kind, "ladder_strings")) pl_ladder_strings(b, self->ladder, out);
     else if (!strcmp(kind, "ladder_moves")) pl_ladder_moves(b, self->ladder, color, out);
     else pl_territory(b, color, out);
+    Py_END_ALLOW_THREADS
     PyBuffer_Release(&view);
     Py_RETURN_NONE;
 }
