@@ -14,7 +14,7 @@ import torch
 
 from analysis.bench.positions import sample_positions
 from analysis.features import FEATURE_SETS, FeatureContext
-from analysis.nets.golois import PRESETS, GoloisNet
+from analysis.nets.golois import GoloisConfig, GoloisNet
 
 
 def time_per_position(fn, items: list, repeats: int = 3) -> float:
@@ -47,7 +47,7 @@ def ladder_queries_per_second(positions: list) -> tuple[float, int]:
 
 def forward_time_per_position(batch: int) -> tuple[float, str]:
     """Return (seconds per position of one batched forward pass, dtype used) for golois-b6c64."""
-    net = GoloisNet(PRESETS["golois-b6c64"]).eval()
+    net = GoloisNet(GoloisConfig(in_planes=39, blocks=6, channels=64)).eval()
     x = torch.randn(batch, 39, 19, 19)
     results = {}
     for dtype in ("float32", "bfloat16"):

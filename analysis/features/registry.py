@@ -114,13 +114,14 @@ class FeatureSet:
             raise ValueError("extract_batch needs positions of one board size")
         out = np.empty((len(contexts), self.num_planes, size, size), dtype=np.float32)
 
-        workers = _pool()._max_workers
+        pool = _pool(os.getpid())
+        workers = pool._max_workers
 
         def chunk(k: int) -> None:
             for i in range(k, len(contexts), workers):
                 self.extract_into(contexts[i], out[i])
 
-        list(_pool().map(chunk, range(workers)))
+        list(pool.map(chunk, range(workers)))
         return out
 
     def extract(self, ctx: FeatureContext) -> np.ndarray:
@@ -139,6 +140,10 @@ class FeatureSet:
 
 
 @lru_cache(maxsize=1)
-def _pool() -> ThreadPoolExecutor:
-    """The extraction thread pool: one thread per core."""
+def _pool(pid: int) -> ThreadPoolExecutor:
+    """The extraction thread pool of process ``pid``: one thread per core.
+
+    Keyed by process id, so a forked child (a DataLoader worker) makes its own
+    instead of waiting forever on threads that do not exist in it.
+    """
     return ThreadPoolExecutor(max_workers=os.cpu_count() or 1, thread_name_prefix="features")

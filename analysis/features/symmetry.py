@@ -7,6 +7,8 @@ identity; ``inverse(k)`` undoes ``k``.  A pass stays a pass.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 SYMMETRIES = range(8)
@@ -34,11 +36,13 @@ def point(p: int, size: int, k: int) -> int:
     return int(np.flatnonzero(apply(grid.reshape(size, size), k))[0])
 
 
+@lru_cache(maxsize=256)
 def point_table(size: int, k: int) -> np.ndarray:
-    """Return an int array t with ``t[p] == point(p, size, k)`` for every point and pass."""
+    """Return an int array t with ``t[p] == point(p, size, k)`` for every point and pass (read-only)."""
     idx = np.arange(size * size).reshape(size, size)
     moved = apply(idx, k).ravel()
     table = np.empty(size * size + 1, dtype=np.int64)
     table[moved] = np.arange(size * size)
     table[size * size] = size * size
+    table.flags.writeable = False
     return table

@@ -53,3 +53,21 @@ class PolicyHead(nn.Module):
         if legal is not None:
             logits = logits.masked_fill(~legal, float("-inf"))
         return logits
+
+
+class ValueHead(nn.Module):
+    """A 1x1 convolution to 2 planes, a hidden layer of 64 and one logit: the player to move wins."""
+
+    def __init__(self, channels: int, hidden: int = 64) -> None:
+        super().__init__()
+        self.conv = nn.Conv2d(channels, 2, 1)
+        self.bn = nn.BatchNorm2d(2)
+        self.fc1 = nn.Linear(2, hidden)
+        self.pool_fc = nn.Linear(channels, hidden)
+        self.fc2 = nn.Linear(hidden, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """(N, C, H, W) -> win logit (N,) for the player to move; any board size."""
+        planes = torch.relu(self.bn(self.conv(x)))
+        hidden = torch.relu(self.fc1(planes.mean(dim=(2, 3))) + self.pool_fc(x.mean(dim=(2, 3))))
+        return self.fc2(hidden).squeeze(1)

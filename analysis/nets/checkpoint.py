@@ -1,0 +1,67 @@
+"""Checkpoints: the model config travels inside every file, so a checkpoint is self-describing.
+
+A checkpoint is a dict saved with ``torch.save``: ``format``, ``preset``,
+``config`` (the architecture), ``model`` (weights) and, for training runs,
+``optimizer``, ``schedule``, ``samples``, ``wall_seconds``, ``rng`` and
+``metrics``.  Only plain data and tensors are stored, so loading uses
+``weights_only=True``.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import torch
+from torch import nn
+
+from analysis.nets.golois import GoloisConfig, GoloisNet
+from analysis.nets.presets import build
+
+FORMAT = 1
+WEIGHTS_DIR = Path(__file__).resolve().parents[2] / "weights"
+DEFAULT_WEIGHTS = WEIGHTS_DIR / "policy.pt"
+
+
+class CheckpointError(ValueError):
+    """A file that is not one of our checkpoints, or from an unknown format."""
+
+
+def save(path: str | os.PathLike, model: nn.Module, preset: str, **extra: object) -> None:
+    """Write ``model`` (unwrapped from DDP if needed) with its config and ``extra`` fields, atomically."""
+    net = model.module if hasattr(model, "module") else model
+    data = {"format": FORMAT, "preset": preset, "config": net.config.to_dict(), "model": net.state_dict()}
+    data.update(extra)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    torch.save(data, tmp)
+    tmp.replace(path)
+
+
+def load(path: str | os.PathLike) -> dict:
+    """Return the checkpoint dict at ``path``.
+
+    Raises FileNotFoundError, or CheckpointError for a file that is not a checkpoint of ours.
+    """
+    try:
+        data = torch.load(path, map_location="cpu", weights_only=True)
+    except FileNotFoundError:
+        raise
+    except Exception as exc:
+        raise CheckpointError(f"{path}: not a checkpoint ({exc})") from exc
+    if not isinstance(data, dict) or data.get("format") != FORMAT or "config" not in data:
+        raise CheckpointError(f"{path}: not a checkpoint of format {FORMAT}")
+    return data
+
+
+def load_model(path: str | os.PathLike = DEFAULT_WEIGHTS) -> tuple[GoloisNet, dict]:
+    """Return (model in eval mode, checkpoint dict) for the checkpoint at ``path``.
+
+    Raises FileNotFoundError or CheckpointError.
+    """
+    data = load(path)
+    model = build(GoloisConfig(**data["config"]))
+    model.load_state_dict(data["model"])
+    model.eval()
+    return model, data

@@ -1,0 +1,52 @@
+"""``python -m analysis.train --preset NAME --data PATH... [--resume CKPT]``: train a network.
+
+PATHs are SGF files, directories, .zip or .tar.gz archives (the shared Tygem
+months, KGS archives, a user's collection).  Checkpoints and a CSV log go to
+``--run-dir``; ``--resume`` continues from a checkpoint with its optimizer,
+schedule and counters.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from analysis.nets.presets import PRESETS
+from analysis.train.loop import TrainConfig, train
+
+
+def parser() -> argparse.ArgumentParser:
+    """Return the command-line parser (shared with ``manage.py train``)."""
+    p = argparse.ArgumentParser(prog="python -m analysis.train", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--preset", choices=sorted(PRESETS), default="golois-b6c64")
+    p.add_argument("--data", nargs="+", required=True, help="SGF files, directories or archives to train on")
+    p.add_argument("--validation", nargs="*", default=[], help="SGF sources held out for validation")
+    p.add_argument("--run-dir", default="runs/default")
+    p.add_argument("--resume", help="checkpoint to continue from")
+    p.add_argument("--batch-size", type=int, default=128)
+    p.add_argument("--lr", type=float, default=0.002)
+    p.add_argument("--optimizer", choices=["adamw", "sgd"], default="adamw")
+    p.add_argument("--max-samples", type=int, default=0, help="stop after this many samples (0: no limit)")
+    p.add_argument("--max-minutes", type=float, default=0.0, help="stop after this long (0: no limit)")
+    p.add_argument("--validate-every", type=int, default=200_000)
+    p.add_argument("--validation-positions", type=int, default=2000)
+    p.add_argument("--checkpoint-minutes", type=float, default=10.0)
+    p.add_argument("--workers", type=int, default=1, help="data loader processes")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--no-bf16", dest="bf16", action="store_false", help="train in float32 on the CPU")
+    p.add_argument("--quiet", dest="progress", action="store_false")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run training from command-line arguments; print the final validation metrics as JSON."""
+    args = vars(parser().parse_args(argv))
+    metrics = train(TrainConfig(**args))
+    print(json.dumps(metrics, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,234 @@
+"""Training samples from game records: positions across all phases, with targets.
+
+The sampler follows darkforest: it keeps a pool of games, each started at a
+random move, and every sample advances one randomly chosen game by one move,
+so a batch mixes openings, middle games and endgames.  A finished game is
+replaced by the next one from a shuffle buffer over the stream of records.
+
+Targets of a sample, for the player to move:
+- ``moves``: the next ``k`` moves (``-1`` past the end of the game);
+- ``value``: 1 if the player to move won, 0 if it lost, 0.5 for a draw, NaN when
+  the result is unknown or the game ended on time or by forfeit;
+- ``previous``: the move that led to the position (``-1`` at the start).
+Every sample is seen under a random one of the 8 symmetries, inputs and targets alike.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from analysis.features import FeatureContext, get_feature_set, symmetry
+from analysis.go.coords import BLACK, WHITE
+from analysis.go.position import GoError, Position
+from analysis.go.sgf import GameRecord
+from analysis.go.sgf_archive import ReadStats, iter_games
+
+
+def result_value(result: str | None, color: int) -> float:
+    """Return 1.0 if ``color`` won the game with SGF result ``result``, 0.0 if it lost, 0.5 for a draw.
+
+    Returns NaN for unknown results and for games decided on time (``+T``) or by forfeit (``+F``).
+    """
+    if not result:
+        return math.nan
+    text = result.strip().upper()
+    if text in ("0", "DRAW", "JIGO"):
+        return 0.5
+    if len(text) < 2 or text[0] not in "BW" or text[1] != "+":
+        return math.nan
+    if text[2:].startswith(("T", "F")):
+        return math.nan
+    winner = BLACK if text[0] == "B" else WHITE
+    return 1.0 if winner == color else 0.0
+
+
+@dataclass
+class Batch:
+    """Inputs and targets of a batch, as numpy arrays."""
+
+    inputs: np.ndarray  # (N, planes, n, n) float32
+    legal: np.ndarray  # (N, n*n + 1) bool, for the move to predict
+    moves: np.ndarray  # (N, k) int64, -1 = none
+    value: np.ndarray  # (N,) float32, NaN = unknown
+    previous: np.ndarray  # (N,) int64, -1 = none
+
+
+@dataclass
+class _Game:
+    record: GameRecord
+    moves: list[tuple[int, int]]
+    position: Position
+    index: int  # the next move to play
+    value_black: float
+
+
+@dataclass
+class SamplerStats:
+    """What the sampler has consumed."""
+
+    games_started: int = 0
+    games_unplayable: int = 0
+    samples: int = 0
+    read: ReadStats = field(default_factory=ReadStats)
+
+
+class PositionSampler:
+    """An endless stream of training samples from SGF paths (directories, zips, tar.gz)."""
+
+    def __init__(
+        self,
+        paths: Iterable[str],
+        feature_set: str = "golois",
+        future_moves: int = 1,
+        pool_size: int = 128,
+        shuffle_buffer: int = 2000,
+        seed: int = 0,
+        board_size: int = 19,
+    ) -> None:
+        self.paths = [str(p) for p in paths]
+        self.feature_set = get_feature_set(feature_set)
+        self.k = future_moves
+        self.pool_size = pool_size
+        self.shuffle_buffer = shuffle_buffer
+        self.rng = random.Random(seed)
+        self.board_size = board_size
+        self.stats = SamplerStats()
+        self._records = self._shuffled_records()
+        self._pool: list[_Game] = []
+
+    def _endless_records(self) -> Iterator[GameRecord]:
+        while True:
+            found = False
+            for record in iter_games(self.paths, stats=self.stats.read):
+                found = True
+                if record.size == self.board_size:
+                    yield record
+            if not found:
+                raise ValueError(f"no SGF games found in {self.paths}")
+
+    def _shuffled_records(self) -> Iterator[GameRecord]:
+        buffer: list[GameRecord] = []
+        for record in self._endless_records():
+            if len(buffer) < self.shuffle_buffer:
+                buffer.append(record)
+                continue
+            i = self.rng.randrange(len(buffer))
+            buffer[i], record = record, buffer[i]
+            yield record
+
+    def _start_game(self, random_start: bool) -> _Game:
+        while True:
+            record = next(self._records)
+            self.stats.games_started += 1
+            moves = record.main_line_moves()
+            if len(moves) < 2:
+                continue
+            pos = Position(record.size, record.komi)
+            setup = record.initial_setup()
+            if setup.black or setup.white:
+                pos.setup(black=setup.black, white=setup.white, to_play=moves[0][0])
+                pos.steps.clear()
+            start = self.rng.randrange(len(moves)) if random_start else 0
+            try:
+                for color, point in moves[:start]:
+                    pos.play(point, color)
+            except GoError:
+                self.stats.games_unplayable += 1
+                continue
+            return _Game(record, moves, pos, start, result_value(record.result, BLACK))
+
+    def _fill_pool(self) -> None:
+        while len(self._pool) < self.pool_size:
+            self._pool.append(self._start_game(random_start=True))
+
+    def _next_position(self) -> tuple[Position, list[int], float, int]:
+        """Advance a random game of the pool; return (position copy, next k moves, value, previous move)."""
+        self._fill_pool()
+        while True:
+            slot = self.rng.randrange(self.pool_size)
+            game = self._pool[slot]
+            if game.index >= len(game.moves):
+                self._pool[slot] = self._start_game(random_start=False)
+                continue
+            color, point = game.moves[game.index]
+            pos = game.position
+            pos.to_play = color
+            targets = [p for _, p in game.moves[game.index : game.index + self.k]]
+            targets += [-1] * (self.k - len(targets))
+            previous = pos.last_move.point if pos.last_move else -1
+            value = game.value_black if color == BLACK else 1.0 - game.value_black  # NaN stays NaN
+            snapshot = pos.copy()
+            try:
+                pos.play(point, color)
+            except GoError:
+                self.stats.games_unplayable += 1
+                self._pool[slot] = self._start_game(random_start=False)
+                continue
+            game.index += 1
+            return snapshot, targets, value, previous
+
+    def batch(self, size: int) -> Batch:
+        """Return the next ``size`` samples, each under a random symmetry."""
+        n = self.board_size
+        area = n * n
+        positions, moves, values, previous = [], [], [], []
+        for _ in range(size):
+            pos, targets, value, prev = self._next_position()
+            positions.append(pos)
+            moves.append(targets)
+            values.append(value)
+            previous.append(prev)
+        inputs = self.feature_set.extract_batch([FeatureContext(p) for p in positions])
+        legal = np.stack([np.append(p.legal_points(), True) for p in positions])
+        moves_arr = np.array(moves, dtype=np.int64)
+        prev_arr = np.array(previous, dtype=np.int64)
+        for i in range(size):
+            k = self.rng.randrange(8)
+            if k == 0:
+                continue
+            table = symmetry.point_table(n, k)
+            inputs[i] = symmetry.apply(inputs[i], k).copy()
+            legal[i, :area] = symmetry.apply(legal[i, :area].reshape(n, n), k).ravel()
+            moves_arr[i] = np.where(moves_arr[i] >= 0, table[np.maximum(moves_arr[i], 0)], -1)
+            prev_arr[i] = table[prev_arr[i]] if prev_arr[i] >= 0 else -1
+        self.stats.samples += size
+        return Batch(inputs, legal, moves_arr, np.array(values, dtype=np.float32), prev_arr)
+
+
+def fixed_positions(paths: Iterable[str], count: int, seed: int = 0, board_size: int = 19) -> list[
+    tuple[Position, int, float, int, dict[int, str]]
+]:
+    """Return ``count`` positions, one per game at a random move, with (next move, value, previous, ranks).
+
+    Deterministic for a given seed: the validation and evaluation sets.
+    """
+    rng = random.Random(seed)
+    out = []
+    for record in iter_games(paths):
+        if len(out) >= count:
+            break
+        moves = record.main_line_moves()
+        if record.size != board_size or not moves:
+            continue
+        pos = Position(record.size, record.komi)
+        setup = record.initial_setup()
+        if setup.black or setup.white:
+            pos.setup(black=setup.black, white=setup.white, to_play=moves[0][0])
+            pos.steps.clear()
+        upto = rng.randrange(len(moves))
+        try:
+            for color, point in moves[:upto]:
+                pos.play(point, color)
+        except GoError:
+            continue
+        color, point = moves[upto]
+        pos.to_play = color
+        previous = pos.last_move.point if pos.last_move else -1
+        ranks = {c: r for c, r in record.ranks.items() if r}
+        out.append((pos, point, result_value(record.result, color), previous, ranks))
+    return out
