@@ -26,7 +26,10 @@ class Metrics:
         """Add a batch: logits (N, A) with illegal moves at -inf, targets (N,) move indices."""
         logits = logits.float()
         self.policy_loss += F.cross_entropy(logits, targets, reduction="sum").item()
-        ranks = (logits > logits.gather(1, targets[:, None])).sum(dim=1)
+        # Ties count against the target: a move ranks below every equal move with a smaller index.
+        target_logit = logits.gather(1, targets[:, None])
+        earlier = torch.arange(logits.shape[1])[None, :] < targets[:, None]
+        ranks = ((logits > target_logit) | ((logits == target_logit) & earlier)).sum(dim=1)
         self.top1 += int((ranks < 1).sum())
         self.top5 += int((ranks < 5).sum())
         self.top10 += int((ranks < 10).sum())

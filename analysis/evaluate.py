@@ -1,0 +1,106 @@
+"""``python -m analysis.evaluate PATH... [--weights CKPT] [--max-positions N] [--symmetries 1|8] [--json]``.
+
+Measures a network on any SGF set (files, directories, zip or tar.gz): top-1,
+top-5 and top-10 move prediction, the value head's log loss and calibration,
+and, for a back-prediction network, how often it names the previous move.
+One position is taken per game, at a random move (fixed seed).  With
+``--symmetries 8`` the outputs over the 8 symmetries are summed before ranking
+the moves (Cazenave 2017's bagging).  Without ``--weights`` the default
+weights in ``weights/`` are used.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+import numpy as np
+import torch
+
+from analysis.features import FeatureContext, get_feature_set, symmetry
+from analysis.nets import checkpoint
+from analysis.train.data import fixed_positions
+from analysis.train.metrics import Metrics
+
+
+@torch.inference_mode()
+def bagged_outputs(
+    model: torch.nn.Module, inputs: np.ndarray, legal: np.ndarray, symmetries: int
+) -> tuple[torch.Tensor, torch.Tensor | None]:
+    """Return (policy log-probabilities of head 0 (N, A), mean value logit (N,) or None) over symmetries.
+
+    ``inputs`` (N, planes, n, n) and ``legal`` (N, n*n + 1) are in the original orientation;
+    each symmetric copy's probabilities are mapped back before they are summed.
+    """
+    n = inputs.shape[-1]
+    area = n * n
+    probs = torch.zeros(len(inputs), area + 1)
+    values = []
+    for k in range(symmetries):
+        table = torch.from_numpy(symmetry.point_table(n, k).copy())
+        x = torch.from_numpy(np.ascontiguousarray(symmetry.apply(inputs, k)))
+        mask = torch.from_numpy(legal.copy())
+        mask[:, table[:area]] = torch.from_numpy(legal[:, :area].copy())
+        policy, value = model(x, mask)
+        p = torch.softmax(policy[:, 0].float(), dim=1)
+        probs += p[:, table]  # p[:, table[q]] is the probability of original point q
+        if value is not None:
+            values.append(value.float())
+    log_probs = torch.log(probs / symmetries).masked_fill(~torch.from_numpy(legal), float("-inf"))
+    return log_probs, (torch.stack(values).mean(0) if values else None)
+
+
+def evaluate(paths: list[str], weights: str | None, max_positions: int, symmetries: int,
+             batch: int = 256) -> dict:
+    """Return the metrics of the checkpoint ``weights`` (default weights if None) on ``paths``.
+
+    Raises FileNotFoundError or CheckpointError for a bad checkpoint.
+    """
+    model, data = checkpoint.load_model(weights or checkpoint.DEFAULT_WEIGHTS)
+    fs = get_feature_set(model.config.feature_set)
+    samples = fixed_positions(paths, max_positions, seed=2024)
+    metrics = Metrics()
+    for i in range(0, len(samples), batch):
+        chunk = samples[i : i + batch]
+        inputs = fs.extract_batch([FeatureContext(p, r) for p, *_, r in chunk])
+        legal = np.stack([np.append(p.legal_points(), True) for p, *_ in chunk])
+        log_probs, value = bagged_outputs(model, inputs, legal, symmetries)
+        metrics.add_policy(log_probs, torch.tensor([m for _, m, *_ in chunk]))
+        if value is not None:
+            metrics.add_value(value, torch.tensor([v for _, _, v, *_ in chunk], dtype=torch.float32))
+    summary = metrics.summary()
+    summary.update(weights=str(weights or checkpoint.DEFAULT_WEIGHTS), preset=data["preset"],
+                   symmetries=symmetries, samples_trained=data.get("samples"))
+    return summary
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the evaluation from the command line; exit 2 on a bad checkpoint or data path."""
+    p = argparse.ArgumentParser(prog="python -m analysis.evaluate", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("paths", nargs="+")
+    p.add_argument("--weights")
+    p.add_argument("--max-positions", type=int, default=5000)
+    p.add_argument("--symmetries", type=int, choices=[1, 8], default=1)
+    p.add_argument("--json", action="store_true")
+    args = p.parse_args(argv)
+    try:
+        result = evaluate(args.paths, args.weights, args.max_positions, args.symmetries)
+    except (FileNotFoundError, checkpoint.CheckpointError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(result, indent=2))
+    else:
+        plural = "y" if args.symmetries == 1 else "ies"
+        print(f"{result['positions']} positions, {args.symmetries} symmetr{plural}: "
+              f"top-1 {result['top1']:.2%}  top-5 {result['top5']:.2%}  top-10 {result['top10']:.2%}  "
+              f"policy loss {result['policy_loss']:.4f}")
+        if "value_log_loss" in result:
+            print(f"value log loss {result['value_log_loss']:.4f} on {result['value_positions']} positions")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
