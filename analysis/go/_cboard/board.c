@@ -21,7 +21,9 @@ static void zobrist_init(void) {
     zobrist_ready = 1;
 }
 
-uint64_t gb_zobrist(int p, int color) { return zobrist_table[color == GB_BLACK ? 0 : 1][p]; }
+static inline uint64_t zobrist(int p, int color) { return zobrist_table[color == GB_BLACK ? 0 : 1][p]; }
+
+uint64_t gb_zobrist(int p, int color) { return zobrist(p, color); }
 
 int gb_init(GoBoard *b, int size, int superko) {
     if (!zobrist_ready) zobrist_init();
@@ -29,6 +31,9 @@ int gb_init(GoBoard *b, int size, int superko) {
     b->size = size;
     b->W = size + 2;
     b->superko = superko;
+    /* A move journals at most: 1 for the stone, 1 per merged stone plus 3 per
+     * merge, per captured stone 5 + 4 liberty updates, plus liberty counts. */
+    b->play_room = 12 * size * size + 64;
     b->dirs[0] = -b->W;
     b->dirs[1] = b->W;
     b->dirs[2] = -1;
@@ -96,6 +101,18 @@ static inline void jset(GoBoard *b, int arr, int p, int value) {
     *cell = (int16_t)value;
 }
 
+/* Journal a cell without changing it. */
+static inline void jkeep(GoBoard *b, int arr, int p) { jset(b, arr, p, GB_AT(b, arr, p)); }
+
+/* Journal the string cells of the stone at p before it leaves the board: a
+ * later play there writes them without the journal (see board.h). */
+static void keep_string_cells(GoBoard *b, int p) {
+    jkeep(b, GB_HEAD, p);
+    jkeep(b, GB_NEXT, p);
+    jkeep(b, GB_LIBS, p);
+    jkeep(b, GB_NSTONES, p);
+}
+
 static void push_frame(GoBoard *b, int point, int color) {
     GbFrame *f = &b->frames[b->flen++];
     f->jmark = b->jlen;
@@ -106,21 +123,28 @@ static void push_frame(GoBoard *b, int point, int color) {
     f->hash = b->hash;
     f->prisoners_black = b->prisoners_black;
     f->prisoners_white = b->prisoners_white;
+    f->ataris[0] = b->ataris[0];
+    f->ataris[1] = b->ataris[1];
 }
 
 int gb_undo(GoBoard *b) {
     if (b->flen == 0) return -1;
     GbFrame *f = &b->frames[--b->flen];
     int16_t *base = &b->cells[0][0];
-    while (b->jlen > f->jmark) {
-        GbJournalEntry *e = &b->journal[--b->jlen];
-        base[e->offset] = e->old;
+    const GbJournalEntry *journal = b->journal;
+    int n = b->jlen;
+    while (n > f->jmark) {
+        n--;
+        base[journal[n].offset] = journal[n].old;
     }
+    b->jlen = n;
     b->ko = f->ko;
     b->ko_color = f->ko_color;
     b->hash = f->hash;
     b->prisoners_black = f->prisoners_black;
     b->prisoners_white = f->prisoners_white;
+    b->ataris[0] = f->ataris[0];
+    b->ataris[1] = f->ataris[1];
     return 0;
 }
 
@@ -148,23 +172,93 @@ static int count_libs(GoBoard *b, int head) {
     return n;
 }
 
+/* Empty neighbours of the empty point p that no stone of the string at head
+ * (of color) touches: the liberties a stone at p would add to that string. */
+static int fresh_liberties(const GoBoard *b, int p, int head, int color) {
+    int n = 0;
+    for (int d = 0; d < 4; d++) {
+        int q = p + b->dirs[d];
+        if (GB_AT(b, GB_COLOR, q) != GB_EMPTY) continue;
+        int shared = 0;
+        for (int e = 0; e < 4; e++) {
+            int r = q + b->dirs[e];
+            shared |= GB_AT(b, GB_COLOR, r) == color && GB_AT(b, GB_HEAD, r) == head;
+        }
+        n += !shared;
+    }
+    return n;
+}
+
+/* What a stone of color at an empty point would touch. */
+typedef struct {
+    int empties;              /* empty neighbours */
+    int friends[4], nfriends; /* distinct friendly strings (heads), in direction order */
+    int enemies[4], nenemies; /* distinct enemy strings (heads), in direction order */
+    int captures;             /* 1 if the point is an enemy string's last liberty */
+    int friend_spare;         /* 1 if a friendly string has another liberty */
+} Around;
+
+static inline int add_head(int *heads, int n, int h) {
+    for (int i = 0; i < n; i++)
+        if (heads[i] == h) return n;
+    heads[n] = h;
+    return n + 1;
+}
+
+static inline void look_around(const GoBoard *b, int p, int color, Around *a) {
+    a->empties = a->nfriends = a->nenemies = a->captures = a->friend_spare = 0;
+    for (int d = 0; d < 4; d++) {
+        int q = p + b->dirs[d], c = GB_AT(b, GB_COLOR, q);
+        if (c == GB_EMPTY) {
+            a->empties++;
+        } else if (c == color || c == -color) {
+            int h = GB_AT(b, GB_HEAD, q), libs = GB_AT(b, GB_LIBS, h);
+            if (c == color) {
+                a->nfriends = add_head(a->friends, a->nfriends, h);
+                a->friend_spare |= libs > 1;
+            } else {
+                a->nenemies = add_head(a->enemies, a->nenemies, h);
+                a->captures |= libs == 1;
+            }
+        }
+    }
+}
+
+static inline int is_suicide(const Around *a) { return !a->empties && !a->captures && !a->friend_spare; }
+
+/* Liberties of the string a stone of color at the empty point p would be in,
+ * from look_around's answer; -1 if the move captures or joins two strings or
+ * more (then only playing it tells). */
+static inline int libs_after(const GoBoard *b, int p, int color, const Around *a) {
+    if (a->captures || a->nfriends > 1) return -1;
+    if (a->nfriends == 0) return a->empties;
+    /* Joining one string: it loses p and gains what p brings. */
+    int h = a->friends[0];
+    return GB_AT(b, GB_LIBS, h) - 1 + fresh_liberties(b, p, h, color);
+}
+
 int gb_liberty_points(GoBoard *b, int p, int *out, int max) {
     int color = GB_AT(b, GB_COLOR, p);
     if (color != GB_BLACK && color != GB_WHITE) return 0;
+    int head = GB_AT(b, GB_HEAD, p);
+    /* The count is known, so the walk stops as soon as it has all it wants;
+     * the points still come out in walk order from the head. */
+    int want = GB_AT(b, GB_LIBS, head) < max ? GB_AT(b, GB_LIBS, head) : max;
+    if (want <= 0) return 0;
     uint32_t m = next_mark(b);
-    int head = GB_AT(b, GB_HEAD, p), n = 0, s = head;
+    int n = 0, s = head;
     do {
         for (int d = 0; d < 4; d++) {
             int q = s + b->dirs[d];
             if (GB_AT(b, GB_COLOR, q) == GB_EMPTY && b->mark[q] != m) {
                 b->mark[q] = m;
-                if (n < max) out[n] = q;
-                n++;
+                out[n++] = q;
+                if (n == want) return n;
             }
         }
         s = GB_AT(b, GB_NEXT, s);
     } while (s != head);
-    return n < max ? n : max;
+    return n;
 }
 
 int gb_string_points(const GoBoard *b, int p, int *out) {
@@ -196,15 +290,23 @@ static void merge(GoBoard *b, int h1, int h2) {
     jset(b, GB_NSTONES, h1, GB_AT(b, GB_NSTONES, h1) + GB_AT(b, GB_NSTONES, h2));
 }
 
+/* Count in b->ataris a string of color whose liberties go from old to now. */
+static inline void atari_change(GoBoard *b, int color, int old, int now) {
+    b->ataris[color == GB_BLACK ? 0 : 1] += (now == 1) - (old == 1);
+}
+
 /* Remove the string at head; each freed point becomes a liberty of the
- * distinct neighbouring strings of the other colour. Returns stones removed. */
-static int remove_string(GoBoard *b, int head) {
+ * distinct neighbouring strings of the other colour.  Those other than the
+ * string at mover (whose count its play redoes) update b->ataris.  Returns
+ * stones removed. */
+static int remove_string(GoBoard *b, int head, int mover) {
     int color = GB_AT(b, GB_COLOR, head);
     int n = 0, s = head;
     do {
         int next = GB_AT(b, GB_NEXT, s);
+        keep_string_cells(b, s);
         jset(b, GB_COLOR, s, GB_EMPTY);
-        b->hash ^= gb_zobrist(s, color);
+        b->hash ^= zobrist(s, color);
         int seen[4], nseen = 0;
         for (int d = 0; d < 4; d++) {
             int q = s + b->dirs[d];
@@ -213,7 +315,9 @@ static int remove_string(GoBoard *b, int head) {
             for (int i = 0; i < nseen; i++) dup |= seen[i] == h;
             if (dup) continue;
             seen[nseen++] = h;
-            jset(b, GB_LIBS, h, GB_AT(b, GB_LIBS, h) + 1);
+            int libs = GB_AT(b, GB_LIBS, h);
+            if (h != mover) atari_change(b, -color, libs, libs + 1);
+            jset(b, GB_LIBS, h, libs + 1);
         }
         n++;
         s = next;
@@ -227,51 +331,72 @@ int gb_hash_seen(const GoBoard *b, uint64_t h) {
     return 0;
 }
 
+/* Put a lone stone on the empty point p: only its colour goes to the journal,
+ * its string cells are scratch until then (see board.h). */
+static inline void put_stone(GoBoard *b, int p, int color) {
+    jset(b, GB_COLOR, p, color);
+    GB_AT(b, GB_HEAD, p) = (int16_t)p;
+    GB_AT(b, GB_NEXT, p) = (int16_t)p;
+    GB_AT(b, GB_NSTONES, p) = 1;
+}
+
+/* merge(b, p, h) for the lone stone just put at p, journaling only the cells
+ * of the string at h: a string of one stone joins p, a longer one takes p in
+ * right after its head. */
+static void join_lone_stone(GoBoard *b, int p, int h) {
+    if (GB_AT(b, GB_NSTONES, h) == 1) {
+        jset(b, GB_HEAD, h, p);
+        jset(b, GB_NEXT, h, p);
+        GB_AT(b, GB_NEXT, p) = (int16_t)h;
+        GB_AT(b, GB_NSTONES, p) = 2;
+    } else {
+        GB_AT(b, GB_HEAD, p) = (int16_t)h;
+        GB_AT(b, GB_NEXT, p) = GB_AT(b, GB_NEXT, h);
+        jset(b, GB_NEXT, h, p);
+        jset(b, GB_NSTONES, h, GB_AT(b, GB_NSTONES, h) + 1);
+    }
+}
+
 int gb_play(GoBoard *b, int p, int color) {
     if (GB_AT(b, GB_COLOR, p) != GB_EMPTY) return GB_ILLEGAL_OCCUPIED;
     if (p == b->ko && color == b->ko_color) return GB_ILLEGAL_KO;
-    /* A move writes at most: 4 for the stone, 3 per merged stone, and per
-     * captured stone 1 + 4 liberty updates, plus liberty counts. */
-    int area = b->size * b->size;
-    if (reserve(b, 8 * area + 64) < 0) return GB_ERR_NOMEM;
+    if (reserve(b, b->play_room) < 0) return GB_ERR_NOMEM;
+    Around a;
+    look_around(b, p, color, &a);
+    if (is_suicide(&a)) return GB_ILLEGAL_SUICIDE;
+    /* Known before the move unless it captures or joins several strings. */
+    int libs = libs_after(b, p, color, &a);
     push_frame(b, p, color);
+    put_stone(b, p, color);
+    b->hash ^= zobrist(p, color);
 
-    jset(b, GB_COLOR, p, color);
-    jset(b, GB_HEAD, p, p);
-    jset(b, GB_NEXT, p, p);
-    jset(b, GB_NSTONES, p, 1);
-    b->hash ^= gb_zobrist(p, color);
-
-    int enemies[4], nenemies = 0;
-    for (int d = 0; d < 4; d++) {
-        int q = p + b->dirs[d];
-        int c = GB_AT(b, GB_COLOR, q);
-        if (c == color) {
-            int hq = GB_AT(b, GB_HEAD, q), hp = GB_AT(b, GB_HEAD, p);
-            if (hq != hp) merge(b, hp, hq);
-        } else if (c == -color) {
-            int h = GB_AT(b, GB_HEAD, q), dup = 0;
-            for (int i = 0; i < nenemies; i++) dup |= enemies[i] == h;
-            if (!dup) enemies[nenemies++] = h;
-        }
+    /* Friendly strings join in direction order; merge keeps the larger head.
+     * The joined string's atari is counted once its liberties are known. */
+    for (int i = 0; i < a.nfriends; i++) {
+        atari_change(b, color, GB_AT(b, GB_LIBS, a.friends[i]), 0);
+        if (i == 0)
+            join_lone_stone(b, p, a.friends[0]);
+        else
+            merge(b, GB_AT(b, GB_HEAD, p), a.friends[i]);
     }
     int captured = 0, captured_point = 0;
-    for (int i = 0; i < nenemies; i++) {
-        int h = enemies[i];
-        int libs = GB_AT(b, GB_LIBS, h) - 1;
-        jset(b, GB_LIBS, h, libs);
-        if (libs == 0) {
-            captured += remove_string(b, h);
+    for (int i = 0; i < a.nenemies; i++) {
+        int h = a.enemies[i];
+        int left = GB_AT(b, GB_LIBS, h) - 1;
+        atari_change(b, -color, left + 1, left);
+        jset(b, GB_LIBS, h, left);
+        if (left == 0) {
+            captured += remove_string(b, h, GB_AT(b, GB_HEAD, p));
             captured_point = h;
         }
     }
     int head = GB_AT(b, GB_HEAD, p);
-    int libs = count_libs(b, head);
-    jset(b, GB_LIBS, head, libs);
-    if (libs == 0) {
-        gb_undo(b);
-        return GB_ILLEGAL_SUICIDE;
-    }
+    if (libs < 0) libs = count_libs(b, head);
+    if (head == p)
+        GB_AT(b, GB_LIBS, p) = (int16_t)libs; /* a scratch cell until this move */
+    else
+        jset(b, GB_LIBS, head, libs);
+    atari_change(b, color, 0, libs);
     if (b->superko && gb_hash_seen(b, b->hash)) {
         gb_undo(b);
         return GB_ILLEGAL_SUPERKO;
@@ -318,7 +443,8 @@ int gb_pass(GoBoard *b, int color) {
     return 0;
 }
 
-/* Rebuild strings and liberty counts from the colours alone (journaled). */
+/* Rebuild strings, liberty counts and b->ataris from the colours alone
+ * (journaled; the setup frame keeps the old ataris). */
 static void rebuild_strings(GoBoard *b) {
     for (int r = 1; r <= b->size; r++) {
         for (int c = 1; c <= b->size; c++) {
@@ -334,25 +460,31 @@ static void rebuild_strings(GoBoard *b) {
                 merge(b, GB_AT(b, GB_HEAD, left), GB_AT(b, GB_HEAD, p));
         }
     }
+    b->ataris[0] = b->ataris[1] = 0;
     for (int r = 1; r <= b->size; r++) {
         for (int c = 1; c <= b->size; c++) {
             int p = r * b->W + c;
             int color = GB_AT(b, GB_COLOR, p);
-            if ((color == GB_BLACK || color == GB_WHITE) && GB_AT(b, GB_HEAD, p) == p)
-                jset(b, GB_LIBS, p, count_libs(b, p));
+            if ((color != GB_BLACK && color != GB_WHITE) || GB_AT(b, GB_HEAD, p) != p) continue;
+            int libs = count_libs(b, p);
+            jset(b, GB_LIBS, p, libs);
+            atari_change(b, color, 0, libs);
         }
     }
 }
 
 int gb_setup(GoBoard *b, int n, const int *points, const int *colors) {
     int area = b->size * b->size;
-    if (reserve(b, n + 20 * area + 16) < 0) return -1;
+    if (reserve(b, 5 * n + 20 * area + 16) < 0) return -1;
     push_frame(b, GB_FRAME_SETUP, 0);
     for (int i = 0; i < n; i++) {
         int p = points[i], old = GB_AT(b, GB_COLOR, p);
-        if (old == GB_BLACK || old == GB_WHITE) b->hash ^= gb_zobrist(p, old);
+        if (old == GB_BLACK || old == GB_WHITE) {
+            keep_string_cells(b, p);
+            b->hash ^= zobrist(p, old);
+        }
         jset(b, GB_COLOR, p, colors[i]);
-        if (colors[i] == GB_BLACK || colors[i] == GB_WHITE) b->hash ^= gb_zobrist(p, colors[i]);
+        if (colors[i] == GB_BLACK || colors[i] == GB_WHITE) b->hash ^= zobrist(p, colors[i]);
     }
     rebuild_strings(b);
     b->ko = 0;

@@ -1,9 +1,13 @@
 /* Go board core: incremental strings and liberties, Zobrist hash, make/undo.
  *
  * Points are indices into a padded (size + 2) x (size + 2) array with a ring of
- * BORDER cells, so neighbours never need bounds checks.  Every write to the
- * board arrays goes through a journal, so undo is exact and costs as much as
- * the move did.  This file has no Python in it; module.c wraps it.
+ * BORDER cells, so neighbours never need bounds checks.  Writes to the board
+ * arrays go through a journal, so undo is exact and costs as much as the move
+ * did.  The string cells (head, next, libs, nstones) of an empty point are
+ * scratch: a play writes those of its own point without the journal, so
+ * whatever empties a stone (capture, setup) journals them first, and undo
+ * still restores every stone's cells.  This file has no Python in it; module.c
+ * wraps it.
  */
 #ifndef GO_BOARD_H
 #define GO_BOARD_H
@@ -45,6 +49,7 @@ typedef struct {
     uint64_t hash;  /* position hash before the move */
     int prisoners_black;
     int prisoners_white;
+    int ataris[2];
 } GbFrame;
 
 typedef struct {
@@ -56,7 +61,9 @@ typedef struct {
     uint64_t hash;               /* positional hash: stones only */
     int prisoners_black;         /* stones captured by black */
     int prisoners_white;
+    int ataris[2];               /* strings with one liberty: black, white (see gb_ataris) */
     int superko;                 /* 1: positional superko is enforced */
+    int play_room;               /* journal entries one play may need */
     GbJournalEntry *journal;
     int jlen, jcap;
     GbFrame *frames;
@@ -86,6 +93,9 @@ int gb_pass(GoBoard *b, int color);
 int gb_setup(GoBoard *b, int n, const int *points, const int *colors);
 /* Take back the last frame. Returns 0, or -1 if there is nothing to undo. */
 int gb_undo(GoBoard *b);
+
+/* Number of strings of color with exactly one liberty. */
+static inline int gb_ataris(const GoBoard *b, int color) { return b->ataris[color == GB_BLACK ? 0 : 1]; }
 
 /* Liberties of the string at p (0 for an empty point). */
 static inline int gb_libs(const GoBoard *b, int p) {

@@ -69,15 +69,21 @@ static int capture_rec(GoBoard *b, LadderSearch *s, int target, int depth) {
     return 0;
 }
 
-/* Liberties of attacker strings next to the target string that are in atari. */
-static int atari_captures(GoBoard *b, int target, int *out, int max) {
+/* The defender's tries for the target string, which has one liberty: the
+ * liberties of attacker strings next to it that are in atari (at most max),
+ * then its own liberty unless already listed; all in one walk of the string,
+ * which stops at the liberty when the attacker has no string in atari.
+ * out needs room for max + 1. */
+static int defences(GoBoard *b, int target, int *out, int max) {
     int color = GB_AT(b, GB_COLOR, target);
-    int heads[64], nheads = 0, n = 0;
+    if (gb_ataris(b, -color) == 0) return gb_liberty_points(b, target, out, 1);
+    int heads[64], nheads = 0, n = 0, own = 0;
     int head = GB_AT(b, GB_HEAD, target), st = head;
     do {
         for (int d = 0; d < 4; d++) {
-            int q = st + b->dirs[d];
-            if (GB_AT(b, GB_COLOR, q) != -color) continue;
+            int q = st + b->dirs[d], c = GB_AT(b, GB_COLOR, q);
+            if (c == GB_EMPTY && !own) own = q;
+            if (c != -color) continue;
             int h = GB_AT(b, GB_HEAD, q);
             if (GB_AT(b, GB_LIBS, h) != 1) continue;
             int dup = 0;
@@ -92,6 +98,9 @@ static int atari_captures(GoBoard *b, int target, int *out, int max) {
         }
         st = GB_AT(b, GB_NEXT, st);
     } while (st != head);
+    int dup = 0;
+    for (int i = 0; i < n; i++) dup |= out[i] == own;
+    if (!dup) out[n++] = own;
     return n;
 }
 
@@ -103,12 +112,7 @@ static int captured_rec(GoBoard *b, LadderSearch *s, int target, int depth) {
     if (n == 0) return 1;
     if (n > 1) return 0;
     int moves[65];
-    int nmoves = atari_captures(b, target, moves, 64);
-    int lib;
-    gb_liberty_points(b, target, &lib, 1);
-    int dup = 0;
-    for (int i = 0; i < nmoves; i++) dup |= moves[i] == lib;
-    if (!dup) moves[nmoves++] = lib;
+    int nmoves = defences(b, target, moves, 64);
     int best = -1, bestlen = -1, bestpv[LADDER_MAX_DEPTH_CAP + 2];
     for (int i = 0; i < nmoves; i++) {
         if (gb_play(b, moves[i], color) < 0) continue;

@@ -1,0 +1,168 @@
+"""The training pipeline: samples and targets, symmetry, bad records, schedule, resume, evaluate."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from analysis.evaluate import evaluate
+from analysis.features import symmetry
+from analysis.go.coords import BLACK, WHITE, from_sgf
+from analysis.nets import checkpoint
+from analysis.nets.golois import GoloisConfig, GoloisNet
+from analysis.train.data import PositionSampler, fixed_positions, result_value
+from analysis.train.loop import TrainConfig, train
+from analysis.train.schedule import PlateauHalving
+
+ROOT = Path(__file__).resolve().parents[1]
+MOVES = ["pd", "dp", "pq", "dd", "qk", "nc", "pf", "pb", "qc", "kc", "fq", "cn", "jp", "qo"]
+
+
+def game(result: str, moves: list[str] = MOVES) -> str:
+    body = "".join(f";{'BW'[i % 2]}[{m}]" for i, m in enumerate(moves))
+    return f"(;GM[1]FF[4]SZ[19]KM[6.5]RE[{result}]BR[9d]WR[9d]{body})"
+
+
+@pytest.fixture
+def games(tmp_path: Path) -> Path:
+    folder = tmp_path / "games"
+    folder.mkdir()
+    (folder / "a.sgf").write_text(game("B+R"))
+    (folder / "b.sgf").write_text(game("W+3.5", MOVES[::-1]))
+    (folder / "c.sgf").write_text(game("B+T"))
+    (folder / "broken.sgf").write_text("(;GM[1]SZ[19];B[pd];W[pd])")  # W plays on an occupied point
+    (folder / "junk.sgf").write_text("this is not an SGF file")
+    return folder
+
+
+def test_results_give_values_for_the_player_to_move() -> None:
+    assert result_value("B+R", BLACK) == 1.0 and result_value("B+R", WHITE) == 0.0
+    assert result_value("W+0.5", WHITE) == 1.0
+    assert result_value("0", BLACK) == 0.5
+    for unknown in ("B+T", "W+F", "?", "", None, "Void"):
+        assert math.isnan(result_value(unknown, BLACK))
+
+
+def test_targets_are_the_moves_actually_played_and_symmetry_keeps_them_consistent(games: Path) -> None:
+    sampler = PositionSampler([str(games)], "golois", future_moves=2, pool_size=3, shuffle_buffer=1, seed=3)
+    batch = sampler.batch(64)
+    played = {from_sgf(m, 19) for m in MOVES}
+    for i in range(64):
+        move = int(batch.moves[i, 0])
+        # Undo the unknown symmetry: exactly one of the 8 maps the target back to a played point
+        # where the input shows an empty, legal point.
+        ok = False
+        for k in range(8):
+            original = int(symmetry.point_table(19, symmetry.inverse(k))[move])
+            back = symmetry.apply(batch.inputs[i], symmetry.inverse(k))
+            if original in played and back[2].ravel()[original] == 1 and batch.legal[i, move]:
+                ok = True
+        assert ok, i
+        assert batch.inputs[i, 2].ravel()[move] == 1  # empty in the transformed input too
+        assert batch.inputs[i, 0].ravel()[move] == 0 and batch.inputs[i, 1].ravel()[move] == 0
+    values = set(batch.value[~np.isnan(batch.value)].tolist())
+    assert values <= {0.0, 1.0} and np.isnan(batch.value).any()  # B+T games carry no value
+    assert sampler.stats.read.games_skipped >= 1  # junk.sgf
+    assert sampler.stats.games_unplayable >= 1  # broken.sgf, counted, not silently dropped
+
+
+def test_fixed_positions_are_deterministic_and_report_the_next_move(games: Path) -> None:
+    a = fixed_positions([str(games)], 10, seed=5)
+    b = fixed_positions([str(games)], 10, seed=5)
+    assert [(len(p.moves), m) for p, m, *_ in a] == [(len(p.moves), m) for p, m, *_ in b]
+    for pos, move, _, previous, _ in a:
+        assert pos.is_legal(move)
+        assert previous == (pos.last_move.point if pos.last_move else -1)
+
+
+def test_plateau_halving_halves_only_on_a_plateau() -> None:
+    s = PlateauHalving(rate=0.1, step_samples=10, window=4, patience=4)
+    for i in range(200):
+        s.observe(5.0 - i * 0.02, 10)  # steadily improving
+    assert s.rate == 0.1
+    for _ in range(200):
+        s.observe(1.0, 10)  # flat
+    assert s.rate < 0.1
+    again = PlateauHalving.from_state(s.state_dict())
+    assert again == s
+
+
+def short_run(tmp_path: Path, games: Path, name: str, resume: str | None, samples: int) -> TrainConfig:
+    return TrainConfig(preset="golois-b4c48", data=[str(games)], run_dir=str(tmp_path / name), resume=resume,
+                       batch_size=16, max_samples=samples, workers=0, progress=False, seed=11)
+
+
+def test_training_resumes_from_its_checkpoint_exactly(tmp_path: Path, games: Path) -> None:
+    train(short_run(tmp_path, games, "first", None, 32))
+    first = checkpoint.load(tmp_path / "first" / "last.pt")
+    assert first["samples"] == 32
+    train(short_run(tmp_path, games, "a", str(tmp_path / "first" / "last.pt"), 64))
+    train(short_run(tmp_path, games, "b", str(tmp_path / "first" / "last.pt"), 64))
+    a = checkpoint.load(tmp_path / "a" / "last.pt")
+    b = checkpoint.load(tmp_path / "b" / "last.pt")
+    assert a["samples"] == b["samples"] == 64
+    for key in a["model"]:
+        assert torch.equal(a["model"][key], b["model"][key]), key
+    assert a["optimizer"]["state"].keys() == first["optimizer"]["state"].keys()
+
+
+def test_evaluate_gives_the_numbers_computed_by_hand_for_a_fixed_net(tmp_path: Path, games: Path) -> None:
+    # A net whose every weight is zero outputs equal logits for all legal moves and a 0.5 value:
+    # the policy loss is log(legal moves), and a move is top-k when fewer than k legal moves
+    # come before it in index order (ties count against the target).
+    net = GoloisNet(GoloisConfig(in_planes=39, blocks=1, channels=8, value_head=True))
+    with torch.no_grad():
+        for p in net.parameters():
+            p.zero_()
+    path = tmp_path / "zero.pt"
+    checkpoint.save(path, net, "zero")
+    result = evaluate([str(games)], str(path), max_positions=10, symmetries=1)
+    samples = fixed_positions([str(games)], 10, seed=2024)
+    loss, top1, top5, value_loss, valued = 0.0, 0, 0, 0.0, 0
+    for pos, move, value, _, _ in samples:
+        legal = np.flatnonzero(np.append(pos.legal_points(), True))
+        loss += math.log(len(legal))
+        before = int((legal < move).sum())
+        top1 += before < 1
+        top5 += before < 5
+        if not math.isnan(value):
+            value_loss += math.log(2)
+            valued += 1
+    assert result["positions"] == len(samples) == 3
+    assert result["policy_loss"] == pytest.approx(loss / 3, rel=1e-5)
+    assert result["top1"] == pytest.approx(top1 / 3)
+    assert result["top5"] == pytest.approx(top5 / 3)
+    assert result["value_log_loss"] == pytest.approx(value_loss / valued, rel=1e-5)
+    bagged = evaluate([str(games)], str(path), max_positions=10, symmetries=8)
+    assert bagged["policy_loss"] == pytest.approx(loss / 3, rel=1e-5)  # uniform stays uniform
+
+
+def test_evaluate_command_reports_json_and_rejects_bad_weights(tmp_path: Path, games: Path) -> None:
+    net = GoloisNet(GoloisConfig(in_planes=39, blocks=1, channels=8))
+    checkpoint.save(tmp_path / "n.pt", net, "n")
+    run = [sys.executable, "-m", "analysis.evaluate", str(games), "--max-positions", "5"]
+    out = subprocess.run([*run, "--weights", str(tmp_path / "n.pt"), "--json"], capture_output=True,
+                         text=True, cwd=ROOT, check=True)
+    assert json.loads(out.stdout)["positions"] == 3
+    bad = subprocess.run([*run, "--weights", str(tmp_path / "missing.pt")], capture_output=True, text=True,
+                         cwd=ROOT)
+    assert bad.returncode == 2 and "missing.pt" in bad.stderr
+
+
+def test_torchrun_trains_with_two_cpu_processes_on_gloo(tmp_path: Path, games: Path) -> None:
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    cmd = [sys.executable, "-m", "torch.distributed.run", "--nproc-per-node", "2", "--master-port", "29517",
+           "-m", "analysis.train", "--preset", "golois-b4c48", "--data", str(games), "--run-dir",
+           str(tmp_path / "ddp"), "--batch-size", "8", "--max-samples", "32", "--workers", "0", "--quiet"]
+    done = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    saved = checkpoint.load(tmp_path / "ddp" / "last.pt")
+    assert saved["samples"] == 32  # two ranks of 8 per step, two steps
