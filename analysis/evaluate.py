@@ -18,7 +18,7 @@ import sys
 import numpy as np
 import torch
 
-from analysis.features import FeatureContext, get_feature_set, symmetry
+from analysis.features import get_feature_set, symmetry
 from analysis.nets import checkpoint
 from analysis.train.data import fixed_positions
 from analysis.train.metrics import Metrics
@@ -30,7 +30,8 @@ def bagged_outputs(
 ) -> tuple[torch.Tensor, torch.Tensor | None]:
     """Return (policy log-probabilities of head 0 (N, A), mean value logit (N,) or None) over symmetries.
 
-    ``inputs`` (N, planes, n, n) and ``legal`` (N, n*n + 1) are in the original orientation;
+    ``inputs`` (N, planes, n, n) and ``legal`` (N, n*n + 1, the moves that can be the target)
+    are in the original orientation;
     each symmetric copy's probabilities are mapped back before they are summed.
     """
     n = inputs.shape[-1]
@@ -59,19 +60,19 @@ def evaluate(paths: list[str], weights: str | None, max_positions: int, symmetri
     """
     model, data = checkpoint.load_model(weights or checkpoint.DEFAULT_WEIGHTS)
     fs = get_feature_set(model.config.feature_set)
-    samples = fixed_positions(paths, max_positions, seed=2024)
+    samples = fixed_positions(paths, max_positions, seed=2024, target=model.config.target)
     metrics = Metrics()
     for i in range(0, len(samples), batch):
         chunk = samples[i : i + batch]
-        inputs = fs.extract_batch([FeatureContext(p, r) for p, *_, r in chunk])
-        legal = np.stack([np.append(p.legal_points(), True) for p, *_ in chunk])
-        log_probs, value = bagged_outputs(model, inputs, legal, symmetries)
-        metrics.add_policy(log_probs, torch.tensor([m for _, m, *_ in chunk]))
+        inputs = fs.extract_batch([s.context() for s in chunk])
+        masks = np.stack([s.mask for s in chunk])
+        log_probs, value = bagged_outputs(model, inputs, masks, symmetries)
+        metrics.add_policy(log_probs, torch.tensor([s.move for s in chunk]))
         if value is not None:
-            metrics.add_value(value, torch.tensor([v for _, _, v, *_ in chunk], dtype=torch.float32))
+            metrics.add_value(value, torch.tensor([s.value for s in chunk], dtype=torch.float32))
     summary = metrics.summary()
     summary.update(weights=str(weights or checkpoint.DEFAULT_WEIGHTS), preset=data["preset"],
-                   symmetries=symmetries, samples_trained=data.get("samples"))
+                   target=model.config.target, symmetries=symmetries, samples_trained=data.get("samples"))
     return summary
 
 

@@ -77,10 +77,13 @@ def test_targets_are_the_moves_actually_played_and_symmetry_keeps_them_consisten
 def test_fixed_positions_are_deterministic_and_report_the_next_move(games: Path) -> None:
     a = fixed_positions([str(games)], 10, seed=5)
     b = fixed_positions([str(games)], 10, seed=5)
-    assert [(len(p.moves), m) for p, m, *_ in a] == [(len(p.moves), m) for p, m, *_ in b]
-    for pos, move, _, previous, _ in a:
-        assert pos.is_legal(move)
-        assert previous == (pos.last_move.point if pos.last_move else -1)
+    assert [(len(e.position.moves), e.move) for e in a] == [(len(e.position.moves), e.move) for e in b]
+    for e in a:
+        assert e.position.is_legal(e.move) and e.mask[e.move]
+        assert e.previous == (e.position.last_move.point if e.position.last_move else -1)
+    for e in fixed_positions([str(games)], 10, seed=5, target="previous"):
+        assert e.move == e.previous >= 0
+        assert e.mask[e.move] and e.position.color_at(e.move) == -e.position.to_play
 
 
 def test_plateau_halving_halves_only_on_a_plateau() -> None:
@@ -127,13 +130,13 @@ def test_evaluate_gives_the_numbers_computed_by_hand_for_a_fixed_net(tmp_path: P
     result = evaluate([str(games)], str(path), max_positions=10, symmetries=1)
     samples = fixed_positions([str(games)], 10, seed=2024)
     loss, top1, top5, value_loss, valued = 0.0, 0, 0, 0.0, 0
-    for pos, move, value, _, _ in samples:
-        legal = np.flatnonzero(np.append(pos.legal_points(), True))
+    for e in samples:
+        legal = np.flatnonzero(np.append(e.position.legal_points(), True))
         loss += math.log(len(legal))
-        before = int((legal < move).sum())
+        before = int((legal < e.move).sum())
         top1 += before < 1
         top5 += before < 5
-        if not math.isnan(value):
+        if not math.isnan(e.value):
             value_loss += math.log(2)
             valued += 1
     assert result["positions"] == len(samples) == 3
@@ -166,3 +169,16 @@ def test_torchrun_trains_with_two_cpu_processes_on_gloo(tmp_path: Path, games: P
     assert done.returncode == 0, done.stderr[-2000:]
     saved = checkpoint.load(tmp_path / "ddp" / "last.pt")
     assert saved["samples"] == 32  # two ranks of 8 per step, two steps
+
+
+def test_back_prediction_samples_target_the_previous_move_among_the_opponents_stones(games: Path) -> None:
+    sampler = PositionSampler([str(games)], "backpred", pool_size=3, shuffle_buffer=1, seed=4,
+                              target="previous")
+    batch = sampler.batch(48)
+    known = batch.moves[:, 0] >= 0
+    assert known.sum() > 30
+    for i in np.flatnonzero(known):
+        move = int(batch.moves[i, 0])
+        assert batch.legal[i, move]
+        assert batch.inputs[i, 1].ravel()[move] == 1  # "their stones": the player who just moved
+    assert (batch.moves[~known, 0] == -1).all()  # the first position of a game has no previous move

@@ -43,7 +43,14 @@ BARRATT = FeatureSet(
     "Barratt & Pan 2017, table 1: 24 one-hot planes",
 )
 
-FEATURE_SETS = {s.name: s for s in (GOLOIS, DARKFOREST, BARRATT)}
+BACKPRED = FeatureSet(
+    "backpred",
+    ("stones", "liberties_5", "ko_point"),
+    "Back prediction (Tang & Kaneko), one-plane style: the current position only, no history "
+    "(any earlier board state would give the previous move away)",
+)
+
+FEATURE_SETS = {s.name: s for s in (GOLOIS, DARKFOREST, BARRATT, BACKPRED)}
 
 
 def get_feature_set(name: str) -> FeatureSet:

@@ -3,7 +3,9 @@
 Options on the same trunk:
 - ``future_moves`` > 1 adds darkforest's heads (Tian & Zhu): one softmax for each
   of the next k moves;
-- ``value_head`` adds a win-probability head for the player to move (multi-task).
+- ``value_head`` adds a win-probability head for the player to move (multi-task);
+- ``target="previous"`` makes the policy head predict the move that led to the
+  position instead of the next one (back prediction, Tang & Kaneko).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ class GoloisConfig:
     feature_set: str = "golois"
     future_moves: int = 1
     value_head: bool = False
+    target: str = "next"  # "previous": a back-prediction net (Tang & Kaneko)
 
     def to_dict(self) -> dict:
         """Return the config as plain JSON-serialisable data."""

@@ -16,6 +16,9 @@ PRESETS: dict[str, GoloisConfig] = {
     "golois-b6c64": _golois(6, 64, value_head=True),
     "golois-b4c48": _golois(4, 48, value_head=True),
     "golois-b10c128": _golois(10, 128, value_head=True),
+    "backpred-b4c48": GoloisConfig(
+        get_feature_set("backpred").num_planes, 4, 48, "backpred", target="previous"
+    ),
     "darkforest-b6c64": GoloisConfig(
         get_feature_set("darkforest").num_planes, 6, 64, "darkforest", future_moves=3, value_head=True
     ),

@@ -10,6 +10,9 @@ Targets of a sample, for the player to move:
 - ``value``: 1 if the player to move won, 0 if it lost, 0.5 for a draw, NaN when
   the result is unknown or the game ended on time or by forfeit;
 - ``previous``: the move that led to the position (``-1`` at the start).
+A sampler for ``target="previous"`` (back prediction, Tang & Kaneko) puts the
+previous move in ``moves`` instead, with a mask of the moves that could have
+led here: the stones of the player who just moved, and pass.
 Every sample is seen under a random one of the 8 symmetries, inputs and targets alike.
 """
 
@@ -27,6 +30,19 @@ from analysis.go.coords import BLACK, WHITE
 from analysis.go.position import GoError, Position
 from analysis.go.sgf import GameRecord
 from analysis.go.sgf_archive import ReadStats, iter_games
+
+TARGETS = ("next", "previous")
+
+
+def target_mask(pos: Position, target: str) -> np.ndarray:
+    """Return the (n*n + 1,) bool mask of the moves that can be the target, pass last.
+
+    ``next``: the legal moves of the player to move; ``previous``: the stones of the
+    player who just moved (the opponent of the player to move), and pass.
+    """
+    if target == "next":
+        return np.append(pos.legal_points(), True)
+    return np.append(pos.stones().ravel() == -pos.to_play, True)
 
 
 def result_value(result: str | None, color: int) -> float:
@@ -52,7 +68,7 @@ class Batch:
     """Inputs and targets of a batch, as numpy arrays."""
 
     inputs: np.ndarray  # (N, planes, n, n) float32
-    legal: np.ndarray  # (N, n*n + 1) bool, for the move to predict
+    legal: np.ndarray  # (N, n*n + 1) bool: the moves that can be the target
     moves: np.ndarray  # (N, k) int64, -1 = none
     value: np.ndarray  # (N,) float32, NaN = unknown
     previous: np.ndarray  # (N,) int64, -1 = none
@@ -89,7 +105,11 @@ class PositionSampler:
         shuffle_buffer: int = 2000,
         seed: int = 0,
         board_size: int = 19,
+        target: str = "next",
     ) -> None:
+        if target not in TARGETS:
+            raise ValueError(f"target must be one of {TARGETS}, not {target!r}")
+        self.target = target
         self.paths = [str(p) for p in paths]
         self.feature_set = get_feature_set(feature_set)
         self.k = future_moves
@@ -184,9 +204,11 @@ class PositionSampler:
             values.append(value)
             previous.append(prev)
         inputs = self.feature_set.extract_batch([FeatureContext(p) for p in positions])
-        legal = np.stack([np.append(p.legal_points(), True) for p in positions])
+        legal = np.stack([target_mask(p, self.target) for p in positions])
         moves_arr = np.array(moves, dtype=np.int64)
         prev_arr = np.array(previous, dtype=np.int64)
+        if self.target == "previous":
+            moves_arr = prev_arr[:, None].copy()
         for i in range(size):
             k = self.rng.randrange(8)
             if k == 0:
@@ -200,15 +222,34 @@ class PositionSampler:
         return Batch(inputs, legal, moves_arr, np.array(values, dtype=np.float32), prev_arr)
 
 
-def fixed_positions(paths: Iterable[str], count: int, seed: int = 0, board_size: int = 19) -> list[
-    tuple[Position, int, float, int, dict[int, str]]
-]:
-    """Return ``count`` positions, one per game at a random move, with (next move, value, previous, ranks).
+@dataclass
+class Example:
+    """One fixed position with its target: the next move, or the previous one for back prediction."""
 
-    Deterministic for a given seed: the validation and evaluation sets.
+    position: Position
+    move: int  # the target
+    mask: np.ndarray  # (n*n + 1,) bool: the moves that can be the target
+    next_move: int
+    previous: int  # -1 at the start of a game
+    value: float  # for the player to move; NaN if unknown
+    ranks: dict[int, str]
+
+    def context(self) -> FeatureContext:
+        """The feature context of the position, with the players' ranks."""
+        return FeatureContext(self.position, self.ranks)
+
+
+def fixed_positions(
+    paths: Iterable[str], count: int, seed: int = 0, board_size: int = 19, target: str = "next"
+) -> list[Example]:
+    """Return up to ``count`` examples, one per game at a random move.
+
+    Deterministic for a given seed: the validation and evaluation sets.  Games whose
+    chosen move is unplayable, and (for ``target="previous"``) positions with no
+    previous move, are passed over.
     """
     rng = random.Random(seed)
-    out = []
+    out: list[Example] = []
     for record in iter_games(paths):
         if len(out) >= count:
             break
@@ -227,8 +268,13 @@ def fixed_positions(paths: Iterable[str], count: int, seed: int = 0, board_size:
         except GoError:
             continue
         color, point = moves[upto]
+        if not pos.is_legal(point, color):
+            continue  # an unplayable record: its next move cannot be a target
         pos.to_play = color
         previous = pos.last_move.point if pos.last_move else -1
+        if target == "previous" and previous < 0:
+            continue
         ranks = {c: r for c, r in record.ranks.items() if r}
-        out.append((pos, point, result_value(record.result, color), previous, ranks))
+        out.append(Example(pos, point if target == "next" else previous, target_mask(pos, target), point,
+                           previous, result_value(record.result, color), ranks))
     return out

@@ -25,7 +25,7 @@ import torch.nn.functional as F
 from torch.nn.parallel import DistributedDataParallel
 from torch.utils.data import DataLoader, IterableDataset
 
-from analysis.features import FeatureContext, get_feature_set
+from analysis.features import get_feature_set
 from analysis.nets import checkpoint
 from analysis.nets.golois import GoloisConfig
 from analysis.nets.presets import build, get_preset
@@ -66,14 +66,15 @@ class TrainConfig:
 class _Stream(IterableDataset):
     """Batches from a PositionSampler, in a DataLoader worker process."""
 
-    def __init__(self, paths: list[str], feature_set: str, k: int, batch_size: int, seed: int) -> None:
-        self.args = (paths, feature_set, k, batch_size, seed)
+    def __init__(self, paths: list[str], config: GoloisConfig, batch_size: int, seed: int) -> None:
+        self.args = (paths, config, batch_size, seed)
 
     def __iter__(self) -> Iterator[dict]:
-        paths, feature_set, k, batch_size, seed = self.args
+        paths, config, batch_size, seed = self.args
         info = torch.utils.data.get_worker_info()
         worker_seed = seed * 1000 + (info.id if info else 0)
-        sampler = PositionSampler(paths, feature_set, k, seed=worker_seed)
+        sampler = PositionSampler(paths, config.feature_set, config.future_moves, seed=worker_seed,
+                                  target=config.target)
         while True:
             b = sampler.batch(batch_size)
             yield {"inputs": torch.from_numpy(b.inputs), "legal": torch.from_numpy(b.legal),
@@ -92,8 +93,10 @@ def losses(model: torch.nn.Module, batch: dict, cfg: TrainConfig, bf16: bool) ->
         policy, value = model(batch["inputs"].to(dev), batch["legal"].to(dev))
     policy = policy.float()
     moves = batch["moves"].to(dev)
-    total = F.cross_entropy(policy[:, 0], moves[:, 0])
-    parts = {"policy": total.item(), "acc": (policy[:, 0].argmax(1) == moves[:, 0]).float().mean().item()}
+    total = F.cross_entropy(policy[:, 0], moves[:, 0], ignore_index=-1)
+    known = moves[:, 0] >= 0
+    hits = (policy[:, 0].argmax(1) == moves[:, 0])[known]
+    parts = {"policy": total.item(), "acc": hits.float().mean().item() if known.any() else 0.0}
     if policy.shape[1] > 1:
         future = F.cross_entropy(policy[:, 1:].reshape(-1, policy.shape[-1]), moves[:, 1:].reshape(-1),
                                  ignore_index=-1)
@@ -114,11 +117,11 @@ class Validator:
 
     def __init__(self, paths: list[str], count: int, config: GoloisConfig) -> None:
         fs = get_feature_set(config.feature_set)
-        samples = fixed_positions(paths, count, seed=12345)
-        self.inputs = torch.from_numpy(fs.extract_batch([FeatureContext(p, r) for p, *_, r in samples]))
-        self.legal = torch.from_numpy(np.stack([np.append(p.legal_points(), True) for p, *_ in samples]))
-        self.moves = torch.tensor([m for _, m, *_ in samples])
-        self.value = torch.tensor([v for _, _, v, *_ in samples], dtype=torch.float32)
+        samples = fixed_positions(paths, count, seed=12345, target=config.target)
+        self.inputs = torch.from_numpy(fs.extract_batch([s.context() for s in samples]))
+        self.legal = torch.from_numpy(np.stack([s.mask for s in samples]))
+        self.moves = torch.tensor([s.move for s in samples])
+        self.value = torch.tensor([s.value for s in samples], dtype=torch.float32)
 
     @torch.inference_mode()
     def run(self, model: torch.nn.Module, bf16: bool, batch: int = 256) -> dict:
@@ -170,8 +173,7 @@ def train(cfg: TrainConfig) -> dict:
     bf16 = cfg.bf16 and device().type == "cpu"
 
     world = dist.get_world_size() if distributed else 1
-    stream = _Stream(cfg.data, config.feature_set, config.future_moves, cfg.batch_size,
-                     seed=cfg.seed + 7919 * rank + samples)
+    stream = _Stream(cfg.data, config, cfg.batch_size, seed=cfg.seed + 7919 * rank + samples)
     loader = DataLoader(stream, batch_size=None, num_workers=cfg.workers,
                         prefetch_factor=4 if cfg.workers else None)
     run_dir = Path(cfg.run_dir)
