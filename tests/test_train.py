@@ -182,3 +182,10 @@ def test_back_prediction_samples_target_the_previous_move_among_the_opponents_st
         assert batch.legal[i, move]
         assert batch.inputs[i, 1].ravel()[move] == 1  # "their stones": the player who just moved
     assert (batch.moves[~known, 0] == -1).all()  # the first position of a game has no previous move
+
+
+def test_manage_py_train_is_the_same_command() -> None:
+    done = subprocess.run([sys.executable, "manage.py", "train", "--help"], capture_output=True, text=True,
+                          cwd=ROOT, timeout=120)
+    assert done.returncode == 0
+    assert "--preset" in done.stdout and "--resume" in done.stdout
