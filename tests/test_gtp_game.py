@@ -23,7 +23,7 @@ def test_full_game_against_gnugo_ends_with_two_passes(
     our_color: str, seed: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(ROOT)
-    argv = [sys.executable, "-m", "analysis.gtp", "--size", "9", "--seed", str(seed)]
+    argv = [sys.executable, "-m", "analysis.gtp", "--size", "9", "--seed", str(seed), "--level", "rules"]
     with GtpClient(argv) as we, gnugo("--seed", str(seed), level=0) as they:
         for engine in (we, they):
             engine.send("boardsize 9")

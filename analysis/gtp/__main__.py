@@ -1,7 +1,9 @@
 """``python -m analysis.gtp``: speak GTP version 2 on stdin and stdout.
 
 Options: ``--rules chinese|japanese`` (default chinese), ``--komi`` (default by
-rules: 7.5 chinese, 6.5 japanese), ``--size`` (default 19), ``--seed`` (default 0).
+rules: 7.5 chinese, 6.5 japanese), ``--size`` (default 19), ``--seed`` (default 0),
+``--level`` (a bot level; default ``policy`` when the default weights exist, else
+``rules``), ``--weights`` (a checkpoint) and ``--resign-threshold`` (0 never resigns).
 """
 
 from __future__ import annotations
@@ -10,8 +12,11 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from analysis.bot.levels import LEVELS
+from analysis.bot.player import Bot
 from analysis.go.coords import MAX_SIZE, MIN_SIZE
 from analysis.gtp.engine import RULES, GtpEngine
+from analysis.nets.checkpoint import DEFAULT_WEIGHTS, CheckpointError
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
@@ -33,13 +38,23 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         help="board size (default 19)",
     )
     parser.add_argument("--seed", type=int, default=0, help="random seed of move choice and scoring")
+    default_level = "policy" if DEFAULT_WEIGHTS.exists() else "rules"
+    parser.add_argument("--level", choices=sorted(LEVELS), default=default_level,
+                        help=f"bot strength level (default {default_level})")
+    parser.add_argument("--weights", help="network checkpoint (default weights/policy.pt)")
+    parser.add_argument("--resign-threshold", type=float, default=0.05,
+                        help="resign when the win rate stays below this for 3 moves (0: never)")
     return parser.parse_args(argv)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
     """Run the engine on stdin/stdout until ``quit`` or the end of input."""
     args = parse_args(argv)
-    engine = GtpEngine(rules=args.rules, komi=args.komi, size=args.size, seed=args.seed)
+    try:
+        bot = Bot.load(args.level, args.weights, seed=args.seed, resign_threshold=args.resign_threshold)
+    except (FileNotFoundError, CheckpointError) as exc:
+        sys.exit(f"cannot load the network: {exc}")
+    engine = GtpEngine(rules=args.rules, komi=args.komi, size=args.size, seed=args.seed, bot=bot)
     engine.serve(iter(sys.stdin.buffer.readline, b""), sys.stdout)
 
 

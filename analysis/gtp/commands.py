@@ -22,7 +22,6 @@ from analysis.gtp.commands_args import (
     int_arg,
     vertex_arg,
 )
-from analysis.play.simple import choose_move
 
 if TYPE_CHECKING:
     from analysis.gtp.engine import GtpEngine
@@ -101,14 +100,17 @@ def play(engine: GtpEngine, args: list[str]) -> str:
 
 
 def genmove(engine: GtpEngine, args: list[str]) -> str:
-    """Choose a move for the colour, play it and return its vertex (``pass`` included).
+    """Have the bot choose a move for the colour, play it and return its vertex, ``pass`` or ``resign``.
 
     Raises CommandError (invalid color) for a bad argument.
     """
     color = color_arg(args, 0, "invalid color")
-    point = choose_move(engine.position, color, engine.rng)
-    engine.position.play(point, color)
-    return to_gtp(point, engine.position.size)
+    engine.position.to_play = color
+    decision = engine.bot.choose(engine.position)
+    if decision.move is None:
+        return "resign"
+    engine.position.play(decision.move, color)
+    return to_gtp(decision.move, engine.position.size)
 
 
 def undo(engine: GtpEngine, args: list[str]) -> str:

@@ -10,12 +10,13 @@ line, flushed at once.  Nothing but ``quit`` or the end of input stops the loop.
 
 from __future__ import annotations
 
-import random
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TextIO
 
+from analysis.bot.levels import get_level
+from analysis.bot.player import Bot
 from analysis.go.position import Position
 from analysis.go.scoring import rules_kind
 from analysis.gtp import (
@@ -78,20 +79,26 @@ class GtpEngine:
     """The state GTP commands act on: position, rules, komi, handicap, clocks and a seeded RNG."""
 
     def __init__(
-        self, rules: str = "chinese", komi: float | None = None, size: int = 19, seed: int = 0
+        self,
+        rules: str = "chinese",
+        komi: float | None = None,
+        size: int = 19,
+        seed: int = 0,
+        bot: Bot | None = None,
     ) -> None:
         """Start with an empty ``size`` board.
 
         ``rules`` is ``chinese`` (positional superko, area scoring) or ``japanese``
         (simple ko, territory scoring); ``komi`` defaults to 7.5 or 6.5 by rules.
+        ``bot`` plays genmove (default: the ``rules`` level, which needs no network).
         Raises ValueError for unknown rules and CoordinateError for a bad size.
         """
+        self.bot = bot or Bot(get_level("rules"), seed=seed)
         if rules not in RULES:
             raise ValueError(f"unknown rules {rules!r}: expected one of {', '.join(RULES)}")
         self.rules = rules
         self.komi = DEFAULT_KOMI[rules] if komi is None else float(komi)
         self.seed = seed
-        self.rng = random.Random(seed)
         self.commands = COMMANDS
         self.running = True
         self.handicap = 0
@@ -118,6 +125,7 @@ class GtpEngine:
         """
         self.position = self.new_position(self.position.size if size is None else size)
         self.handicap = 0
+        self.bot.reset()
 
     def execute(self, name: str, args: list[str]) -> str:
         """Run one command and return its reply text.

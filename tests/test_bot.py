@@ -1,0 +1,130 @@
+"""The bot: levels, eye safety, passing at the end, resigning, and genmove over GTP."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from analysis.bot.levels import LEVELS, get_level
+from analysis.bot.player import Bot
+from analysis.go.coords import BLACK, WHITE, from_gtp
+from analysis.go.position import Position
+from analysis.nets import checkpoint
+from analysis.nets.golois import GoloisConfig, GoloisNet
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+class FakeNet:
+    """Returns fixed preferences (over n*n + 1), masked to the legal moves as a real net's are."""
+
+    def __init__(self, probs: np.ndarray, win: float) -> None:
+        self.probs, self.win = probs, win
+
+    def evaluate(self, positions: list[Position]) -> tuple[np.ndarray, np.ndarray]:
+        p = self.probs * np.append(positions[0].legal_points(), True)
+        return (p / p.sum())[None], np.array([self.win])
+
+
+def test_levels_are_named_and_documented() -> None:
+    assert {"rules", "policy", "policy-t1"} <= set(LEVELS)
+    assert all(level.description for level in LEVELS.values())
+    with pytest.raises(KeyError, match="known"):
+        get_level("godlike")
+    with pytest.raises(ValueError, match="needs a network"):
+        Bot(get_level("policy"))
+
+
+EYE = """
+    . X . . .
+    X X . . .
+    . . . . .
+    . . . . O
+    . . . O .
+"""
+
+
+def test_the_policy_bot_never_fills_its_own_eye() -> None:
+    pos = Position.from_diagram(EYE, to_play=BLACK)
+    probs = np.full(26, 0.01)
+    probs[from_gtp("A5", 5)] = 0.9  # the net loves the eye
+    bot = Bot(get_level("policy"), FakeNet(probs / probs.sum(), 0.5))
+    move = bot.choose(pos).move
+    assert move != from_gtp("A5", 5)
+    assert pos.is_legal(move)
+
+
+def test_the_bot_passes_after_the_opponent_when_it_is_ahead() -> None:
+    pos = Position.from_diagram(
+        """
+        . X O . .
+        . X O . .
+        . X O . .
+        . X O . .
+        . X O . .
+    """,
+        komi=0.5,
+        to_play=WHITE,
+    )
+    pos.pass_move()  # white passes; black (2 columns + 5 stones... ) is behind, white ahead
+    probs = np.full(26, 1 / 26)
+    white_bot = Bot(get_level("policy"), FakeNet(probs, 0.5))
+    assert pos.to_play == BLACK
+    black_decision = white_bot.choose(pos)
+    assert black_decision.move != pos.pass_point  # black is behind: it plays on
+    pos.play(black_decision.move)
+    pos.pass_move()
+    pos.undo()
+    pos.undo()
+    pos.pass_move(BLACK)  # now black passes with white to move, and white is ahead
+    assert Bot(get_level("policy"), FakeNet(probs, 0.5)).choose(pos).move == pos.pass_point
+
+
+def test_the_bot_resigns_only_after_several_hopeless_moves_and_never_when_off() -> None:
+    pos = Position(9)
+    probs = np.full(82, 1 / 82)
+    bot = Bot(get_level("policy"), FakeNet(probs, 0.01), resign_moves=3)
+    assert [bot.choose(pos).move is None for _ in range(3)] == [False, False, True]
+    never = Bot(get_level("policy"), FakeNet(probs, 0.01), resign_threshold=0)
+    assert all(never.choose(pos).move is not None for _ in range(5))
+
+
+def test_sampling_with_temperature_varies_and_stays_legal() -> None:
+    pos = Position(9)
+    pos.play(40)
+    probs = np.full(82, 1 / 82)
+    bot = Bot(get_level("policy-t1"), FakeNet(probs, 0.5), seed=3)
+    moves = {bot.choose(pos).move for _ in range(20)}
+    assert len(moves) > 5 and all(pos.is_legal(m) for m in moves)
+
+
+def test_gtp_genmove_plays_the_network_level(tmp_path: Path) -> None:
+    weights = tmp_path / "tiny.pt"
+    checkpoint.save(
+        weights, GoloisNet(GoloisConfig(in_planes=39, blocks=1, channels=8, value_head=True)), "t"
+    )
+    commands = "boardsize 9\nclear_board\ngenmove b\ngenmove w\nlist_stones black\nquit\n"
+    done = subprocess.run(
+        [sys.executable, "-m", "analysis.gtp", "--level", "policy", "--weights", str(weights)],
+        input=commands,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
+    replies = [r for r in done.stdout.split("\n\n") if r]
+    assert all(r.startswith("=") for r in replies), done.stdout
+    black_move = replies[2].split()[1]
+    assert replies[4].split()[1:] == ([] if black_move == "pass" else [black_move])
+    bad = subprocess.run(
+        [sys.executable, "-m", "analysis.gtp", "--level", "policy", "--weights", str(tmp_path / "none.pt")],
+        input="quit\n",
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    assert bad.returncode != 0 and "cannot load the network" in bad.stderr
