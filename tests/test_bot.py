@@ -58,30 +58,22 @@ def test_the_policy_bot_never_fills_its_own_eye() -> None:
     assert pos.is_legal(move)
 
 
-def test_the_bot_passes_after_the_opponent_when_it_is_ahead() -> None:
-    pos = Position.from_diagram(
-        """
+def test_the_bot_passes_after_the_opponent_only_when_it_is_ahead() -> None:
+    # Black owns 10 points (its 5 stones and the A column), white 15 plus komi 0.5.
+    board = """
         . X O . .
         . X O . .
         . X O . .
         . X O . .
         . X O . .
-    """,
-        komi=0.5,
-        to_play=WHITE,
-    )
-    pos.pass_move()  # white passes; black (2 columns + 5 stones... ) is behind, white ahead
+    """
     probs = np.full(26, 1 / 26)
-    white_bot = Bot(get_level("policy"), FakeNet(probs, 0.5))
-    assert pos.to_play == BLACK
-    black_decision = white_bot.choose(pos)
-    assert black_decision.move != pos.pass_point  # black is behind: it plays on
-    pos.play(black_decision.move)
-    pos.pass_move()
-    pos.undo()
-    pos.undo()
-    pos.pass_move(BLACK)  # now black passes with white to move, and white is ahead
-    assert Bot(get_level("policy"), FakeNet(probs, 0.5)).choose(pos).move == pos.pass_point
+    behind = Position.from_diagram(board, komi=0.5, to_play=WHITE)
+    behind.pass_move()  # white passes; black, behind, plays on
+    assert Bot(get_level("policy"), FakeNet(probs, 0.5)).choose(behind).move != behind.pass_point
+    ahead = Position.from_diagram(board, komi=0.5, to_play=BLACK)
+    ahead.pass_move()  # black passes; white, ahead, passes too and the game ends
+    assert Bot(get_level("policy"), FakeNet(probs, 0.5)).choose(ahead).move == ahead.pass_point
 
 
 def test_the_bot_resigns_only_after_several_hopeless_moves_and_never_when_off() -> None:
