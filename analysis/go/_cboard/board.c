@@ -31,8 +31,8 @@ int gb_init(GoBoard *b, int size, int superko) {
     b->size = size;
     b->W = size + 2;
     b->superko = superko;
-    /* A move journals at most: 1 for the stone, 1 per merged stone plus 3 per
-     * merge, per captured stone 5 + 4 liberty updates, plus liberty counts. */
+    /* A move journals at most: 1 per merged stone plus 3 per merge, per
+     * captured stone 5 + 4 liberty updates, plus liberty counts. */
     b->play_room = 12 * size * size + 64;
     b->dirs[0] = -b->W;
     b->dirs[1] = b->W;
@@ -96,7 +96,7 @@ static int reserve(GoBoard *b, int journal_entries) {
 static inline void jset(GoBoard *b, int arr, int p, int value) {
     int16_t *cell = &b->cells[arr][p];
     GbJournalEntry *e = &b->journal[b->jlen++];
-    e->offset = (int32_t)(cell - &b->cells[0][0]);
+    e->offset = arr * GB_MAX_P + p;
     e->old = *cell;
     *cell = (int16_t)value;
 }
@@ -131,13 +131,13 @@ int gb_undo(GoBoard *b) {
     if (b->flen == 0) return -1;
     GbFrame *f = &b->frames[--b->flen];
     int16_t *base = &b->cells[0][0];
-    const GbJournalEntry *journal = b->journal;
-    int n = b->jlen;
-    while (n > f->jmark) {
-        n--;
-        base[journal[n].offset] = journal[n].old;
+    const GbJournalEntry *stop = b->journal + f->jmark;
+    for (const GbJournalEntry *e = b->journal + b->jlen; e != stop;) {
+        e--;
+        base[e->offset] = e->old;
     }
-    b->jlen = n;
+    b->jlen = f->jmark;
+    if (f->point > 0) GB_AT(b, GB_COLOR, f->point) = GB_EMPTY; /* a play: see put_stone */
     b->ko = f->ko;
     b->ko_color = f->ko_color;
     b->hash = f->hash;
@@ -160,7 +160,7 @@ static int count_libs(GoBoard *b, int head) {
     uint32_t m = next_mark(b);
     int n = 0, s = head;
     do {
-        for (int d = 0; d < 4; d++) {
+        GB_FOR_DIRS(d) {
             int q = s + b->dirs[d];
             if (GB_AT(b, GB_COLOR, q) == GB_EMPTY && b->mark[q] != m) {
                 b->mark[q] = m;
@@ -172,19 +172,35 @@ static int count_libs(GoBoard *b, int head) {
     return n;
 }
 
-/* Empty neighbours of the empty point p that no stone of the string at head
- * (of color) touches: the liberties a stone at p would add to that string. */
+/* 1 if the empty point q is next to a stone of the string at head (of color). */
+static inline int touches(const GoBoard *b, int q, int head, int color) {
+    GB_FOR_DIRS(d) {
+        int r = q + b->dirs[d];
+        if (GB_AT(b, GB_COLOR, r) == color && GB_AT(b, GB_HEAD, r) == head) return 1;
+    }
+    return 0;
+}
+
+/* Empty neighbours of the empty point p that the string at head (of color)
+ * does not touch: the liberties a stone at p would add to that string. */
 static int fresh_liberties(const GoBoard *b, int p, int head, int color) {
     int n = 0;
-    for (int d = 0; d < 4; d++) {
+    GB_FOR_DIRS(d) {
         int q = p + b->dirs[d];
-        if (GB_AT(b, GB_COLOR, q) != GB_EMPTY) continue;
-        int shared = 0;
-        for (int e = 0; e < 4; e++) {
-            int r = q + b->dirs[e];
-            shared |= GB_AT(b, GB_COLOR, r) == color && GB_AT(b, GB_HEAD, r) == head;
-        }
-        n += !shared;
+        n += GB_AT(b, GB_COLOR, q) == GB_EMPTY && !touches(b, q, head, color);
+    }
+    return n;
+}
+
+/* Empty neighbours of the point s that the string at head (of color) does
+ * not touch and that do not carry the mark m yet; marks them. */
+static int fresh_marked(GoBoard *b, int s, int head, int color, uint32_t m) {
+    int n = 0;
+    GB_FOR_DIRS(d) {
+        int q = s + b->dirs[d];
+        if (GB_AT(b, GB_COLOR, q) != GB_EMPTY || b->mark[q] == m) continue;
+        b->mark[q] = m;
+        n += !touches(b, q, head, color);
     }
     return n;
 }
@@ -207,7 +223,7 @@ static inline int add_head(int *heads, int n, int h) {
 
 static inline void look_around(const GoBoard *b, int p, int color, Around *a) {
     a->empties = a->nfriends = a->nenemies = a->captures = a->friend_spare = 0;
-    for (int d = 0; d < 4; d++) {
+    GB_FOR_DIRS(d) {
         int q = p + b->dirs[d], c = GB_AT(b, GB_COLOR, q);
         if (c == GB_EMPTY) {
             a->empties++;
@@ -226,15 +242,57 @@ static inline void look_around(const GoBoard *b, int p, int color, Around *a) {
 
 static inline int is_suicide(const Around *a) { return !a->empties && !a->captures && !a->friend_spare; }
 
+/* Liberties of the string of several friendly strings joined by a stone of
+ * color at the empty point p: those of the longest (less p), plus the empty
+ * points next to p or to the other strings that the longest does not touch.
+ * The walk covers the shorter strings only. */
+static int joined_liberties(GoBoard *b, int p, int color, const Around *a) {
+    int longest = a->friends[0];
+    for (int i = 1; i < a->nfriends; i++)
+        if (GB_AT(b, GB_NSTONES, a->friends[i]) > GB_AT(b, GB_NSTONES, longest)) longest = a->friends[i];
+    uint32_t m = next_mark(b);
+    b->mark[p] = m;
+    int libs = GB_AT(b, GB_LIBS, longest) - 1 + fresh_marked(b, p, longest, color, m);
+    for (int i = 0; i < a->nfriends; i++) {
+        int h = a->friends[i], s = h;
+        if (h == longest) continue;
+        do {
+            libs += fresh_marked(b, s, longest, color, m);
+            s = GB_AT(b, GB_NEXT, s);
+        } while (s != h);
+    }
+    return libs;
+}
+
 /* Liberties of the string a stone of color at the empty point p would be in,
- * from look_around's answer; -1 if the move captures or joins two strings or
- * more (then only playing it tells). */
-static inline int libs_after(const GoBoard *b, int p, int color, const Around *a) {
-    if (a->captures || a->nfriends > 1) return -1;
+ * from look_around's answer, before it captures anything (0 for a suicide):
+ * each stone it captures next to that string adds one. */
+static inline int libs_before_captures(GoBoard *b, int p, int color, const Around *a) {
     if (a->nfriends == 0) return a->empties;
+    if (a->nfriends > 1) return joined_liberties(b, p, color, a);
     /* Joining one string: it loses p and gains what p brings. */
     int h = a->friends[0];
     return GB_AT(b, GB_LIBS, h) - 1 + fresh_liberties(b, p, h, color);
+}
+
+int gb_libs_after(GoBoard *b, int p, int color) {
+    Around a;
+    look_around(b, p, color, &a);
+    return a.captures ? -1 : libs_before_captures(b, p, color, &a);
+}
+
+/* gb_liberty_points for one or two points (want), which need no marks. */
+static int first_liberties(const GoBoard *b, int head, int *out, int want) {
+    int n = 0, s = head;
+    for (;;) {
+        GB_FOR_DIRS(d) {
+            int q = s + b->dirs[d];
+            if (GB_AT(b, GB_COLOR, q) != GB_EMPTY || (n == 1 && q == out[0])) continue;
+            out[n++] = q;
+            if (n == want) return n;
+        }
+        s = GB_AT(b, GB_NEXT, s);
+    }
 }
 
 int gb_liberty_points(GoBoard *b, int p, int *out, int max) {
@@ -245,10 +303,11 @@ int gb_liberty_points(GoBoard *b, int p, int *out, int max) {
      * the points still come out in walk order from the head. */
     int want = GB_AT(b, GB_LIBS, head) < max ? GB_AT(b, GB_LIBS, head) : max;
     if (want <= 0) return 0;
+    if (want <= 2) return first_liberties(b, head, out, want);
     uint32_t m = next_mark(b);
     int n = 0, s = head;
     do {
-        for (int d = 0; d < 4; d++) {
+        GB_FOR_DIRS(d) {
             int q = s + b->dirs[d];
             if (GB_AT(b, GB_COLOR, q) == GB_EMPTY && b->mark[q] != m) {
                 b->mark[q] = m;
@@ -290,9 +349,11 @@ static void merge(GoBoard *b, int h1, int h2) {
     jset(b, GB_NSTONES, h1, GB_AT(b, GB_NSTONES, h1) + GB_AT(b, GB_NSTONES, h2));
 }
 
+static inline int *ataris_of(GoBoard *b, int color) { return &b->ataris[color == GB_BLACK ? 0 : 1]; }
+
 /* Count in b->ataris a string of color whose liberties go from old to now. */
 static inline void atari_change(GoBoard *b, int color, int old, int now) {
-    b->ataris[color == GB_BLACK ? 0 : 1] += (now == 1) - (old == 1);
+    *ataris_of(b, color) += (now == 1) - (old == 1);
 }
 
 /* Remove the string at head; each freed point becomes a liberty of the
@@ -308,7 +369,7 @@ static int remove_string(GoBoard *b, int head, int mover) {
         jset(b, GB_COLOR, s, GB_EMPTY);
         b->hash ^= zobrist(s, color);
         int seen[4], nseen = 0;
-        for (int d = 0; d < 4; d++) {
+        GB_FOR_DIRS(d) {
             int q = s + b->dirs[d];
             if (GB_AT(b, GB_COLOR, q) != -color) continue;
             int h = GB_AT(b, GB_HEAD, q), dup = 0;
@@ -331,10 +392,11 @@ int gb_hash_seen(const GoBoard *b, uint64_t h) {
     return 0;
 }
 
-/* Put a lone stone on the empty point p: only its colour goes to the journal,
- * its string cells are scratch until then (see board.h). */
+/* Put a lone stone on the empty point p of a play, without the journal: undo
+ * empties the point of a play frame, and its string cells are scratch until
+ * then (see board.h). */
 static inline void put_stone(GoBoard *b, int p, int color) {
-    jset(b, GB_COLOR, p, color);
+    GB_AT(b, GB_COLOR, p) = (int16_t)color;
     GB_AT(b, GB_HEAD, p) = (int16_t)p;
     GB_AT(b, GB_NEXT, p) = (int16_t)p;
     GB_AT(b, GB_NSTONES, p) = 1;
@@ -343,7 +405,7 @@ static inline void put_stone(GoBoard *b, int p, int color) {
 /* merge(b, p, h) for the lone stone just put at p, journaling only the cells
  * of the string at h: a string of one stone joins p, a longer one takes p in
  * right after its head. */
-static void join_lone_stone(GoBoard *b, int p, int h) {
+static inline void join_lone_stone(GoBoard *b, int p, int h) {
     if (GB_AT(b, GB_NSTONES, h) == 1) {
         jset(b, GB_HEAD, h, p);
         jset(b, GB_NEXT, h, p);
@@ -357,46 +419,9 @@ static void join_lone_stone(GoBoard *b, int p, int h) {
     }
 }
 
-int gb_play(GoBoard *b, int p, int color) {
-    if (GB_AT(b, GB_COLOR, p) != GB_EMPTY) return GB_ILLEGAL_OCCUPIED;
-    if (p == b->ko && color == b->ko_color) return GB_ILLEGAL_KO;
-    if (reserve(b, b->play_room) < 0) return GB_ERR_NOMEM;
-    Around a;
-    look_around(b, p, color, &a);
-    if (is_suicide(&a)) return GB_ILLEGAL_SUICIDE;
-    /* Known before the move unless it captures or joins several strings. */
-    int libs = libs_after(b, p, color, &a);
-    push_frame(b, p, color);
-    put_stone(b, p, color);
-    b->hash ^= zobrist(p, color);
-
-    /* Friendly strings join in direction order; merge keeps the larger head.
-     * The joined string's atari is counted once its liberties are known. */
-    for (int i = 0; i < a.nfriends; i++) {
-        atari_change(b, color, GB_AT(b, GB_LIBS, a.friends[i]), 0);
-        if (i == 0)
-            join_lone_stone(b, p, a.friends[0]);
-        else
-            merge(b, GB_AT(b, GB_HEAD, p), a.friends[i]);
-    }
-    int captured = 0, captured_point = 0;
-    for (int i = 0; i < a.nenemies; i++) {
-        int h = a.enemies[i];
-        int left = GB_AT(b, GB_LIBS, h) - 1;
-        atari_change(b, -color, left + 1, left);
-        jset(b, GB_LIBS, h, left);
-        if (left == 0) {
-            captured += remove_string(b, h, GB_AT(b, GB_HEAD, p));
-            captured_point = h;
-        }
-    }
-    int head = GB_AT(b, GB_HEAD, p);
-    if (libs < 0) libs = count_libs(b, head);
-    if (head == p)
-        GB_AT(b, GB_LIBS, p) = (int16_t)libs; /* a scratch cell until this move */
-    else
-        jset(b, GB_LIBS, head, libs);
-    atari_change(b, color, 0, libs);
+/* The end of a play: undo it if superko forbids the position, else set the
+ * ko.  Returns what gb_play returns. */
+static int settle(GoBoard *b, int color, int head, int libs, int captured, int captured_point) {
     if (b->superko && gb_hash_seen(b, b->hash)) {
         gb_undo(b);
         return GB_ILLEGAL_SUPERKO;
@@ -408,11 +433,112 @@ int gb_play(GoBoard *b, int p, int color) {
         b->ko = 0;
         b->ko_color = 0;
     }
+    return captured;
+}
+
+/* play_simple's answer for a move it leaves to the general path: no simple
+ * move returns a positive count, as it captures nothing. */
+enum { NOT_SIMPLE = 1 };
+
+/* gb_play, after the occupied and ko checks, for the bulk of reading: a move
+ * that captures nothing and touches at most one friendly string.  The four
+ * neighbours are looked at once, each enemy string found by the heads of
+ * the earlier ones; returns NOT_SIMPLE for any other move. */
+static int play_simple(GoBoard *b, int p, int color) {
+    int empties = 0, friend = 0, enemy[4];
+    GB_FOR_DIRS(d) {
+        int q = p + b->dirs[d], c = GB_AT(b, GB_COLOR, q), h = GB_AT(b, GB_HEAD, q);
+        enemy[d] = 0;
+        if (c == GB_EMPTY) {
+            empties++;
+        } else if (c == color) {
+            if (friend && h != friend) return NOT_SIMPLE;
+            friend = h;
+        } else if (c == -color) {
+            if (GB_AT(b, GB_LIBS, h) == 1) return NOT_SIMPLE;
+            enemy[d] = h;
+        }
+    }
+    if (!empties && (!friend || GB_AT(b, GB_LIBS, friend) == 1)) return GB_ILLEGAL_SUICIDE;
+    int libs = friend ? GB_AT(b, GB_LIBS, friend) - 1 + fresh_liberties(b, p, friend, color) : empties;
+    push_frame(b, p, color);
+    put_stone(b, p, color);
+    b->hash ^= zobrist(p, color);
+    int *ours = ataris_of(b, color), *theirs = ataris_of(b, -color), head = p;
+    if (friend) {
+        *ours -= GB_AT(b, GB_LIBS, friend) == 1;
+        join_lone_stone(b, p, friend);
+        head = GB_AT(b, GB_HEAD, p);
+    }
+    if (head == p)
+        GB_AT(b, GB_LIBS, p) = (int16_t)libs; /* a scratch cell until this move */
+    else
+        jset(b, GB_LIBS, head, libs);
+    *ours += libs == 1;
+    GB_FOR_DIRS(d) {
+        int h = enemy[d], seen = 0;
+        for (int e = 0; e < d; e++) seen |= enemy[e] == h;
+        if (!h || seen) continue;
+        int left = GB_AT(b, GB_LIBS, h) - 1;
+        *theirs += left == 1;
+        jset(b, GB_LIBS, h, left);
+    }
+    return settle(b, color, head, libs, 0, 0);
+}
+
+/* gb_play, after the occupied and ko checks, for any move.  Kept out of line
+ * so that gb_play stays small around play_simple. */
+static __attribute__((noinline)) int play_general(GoBoard *b, int p, int color) {
+    Around a;
+    look_around(b, p, color, &a);
+    if (is_suicide(&a)) return GB_ILLEGAL_SUICIDE;
+    int libs = libs_before_captures(b, p, color, &a);
+    push_frame(b, p, color);
+    put_stone(b, p, color);
+    b->hash ^= zobrist(p, color);
+
+    /* Friendly strings join in direction order; merge keeps the larger head.
+     * The joined string's atari is counted once its liberties are known. */
+    int *ours = ataris_of(b, color), *theirs = ataris_of(b, -color);
+    for (int i = 0; i < a.nfriends; i++) {
+        *ours -= GB_AT(b, GB_LIBS, a.friends[i]) == 1;
+        if (i == 0)
+            join_lone_stone(b, p, a.friends[0]);
+        else
+            merge(b, GB_AT(b, GB_HEAD, p), a.friends[i]);
+    }
+    int head = GB_AT(b, GB_HEAD, p);
+    if (head == p)
+        GB_AT(b, GB_LIBS, p) = (int16_t)libs; /* a scratch cell until this move */
+    else
+        jset(b, GB_LIBS, head, libs);
+    /* Captures give the new string one liberty per stone next to it. */
+    int captured = 0, captured_point = 0;
+    for (int i = 0; i < a.nenemies; i++) {
+        int h = a.enemies[i];
+        int left = GB_AT(b, GB_LIBS, h) - 1;
+        *theirs += (left == 1) - (left == 0);
+        jset(b, GB_LIBS, h, left);
+        if (left == 0) {
+            captured += remove_string(b, h, head);
+            captured_point = h;
+        }
+    }
+    libs = GB_AT(b, GB_LIBS, head);
+    *ours += libs == 1;
     if (color == GB_BLACK)
         b->prisoners_black += captured;
     else
         b->prisoners_white += captured;
-    return captured;
+    return settle(b, color, head, libs, captured, captured_point);
+}
+
+int gb_play(GoBoard *b, int p, int color) {
+    if (GB_AT(b, GB_COLOR, p) != GB_EMPTY) return GB_ILLEGAL_OCCUPIED;
+    if (p == b->ko && color == b->ko_color) return GB_ILLEGAL_KO;
+    if (reserve(b, b->play_room) < 0) return GB_ERR_NOMEM;
+    int simple = play_simple(b, p, color);
+    return simple != NOT_SIMPLE ? simple : play_general(b, p, color);
 }
 
 int gb_legal(GoBoard *b, int p, int color) {

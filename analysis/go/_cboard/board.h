@@ -6,7 +6,8 @@
  * did.  The string cells (head, next, libs, nstones) of an empty point are
  * scratch: a play writes those of its own point without the journal, so
  * whatever empties a stone (capture, setup) journals them first, and undo
- * still restores every stone's cells.  This file has no Python in it; module.c
+ * still restores every stone's cells.  A play's colour write skips the
+ * journal too: undoing a play frame empties its point.  This file has no Python in it; module.c
  * wraps it.
  */
 #ifndef GO_BOARD_H
@@ -75,6 +76,10 @@ typedef struct {
 
 #define GB_AT(b, arr, p) ((b)->cells[(arr)][(p)])
 
+/* for (d = 0..3) over the directions of b->dirs, unrolled: the hot loops
+ * then keep their counters in registers. */
+#define GB_FOR_DIRS(d) _Pragma("GCC unroll 4") for (int d = 0; d < 4; d++)
+
 /* Returns 0 on success, -1 if out of memory. */
 int gb_init(GoBoard *b, int size, int superko);
 void gb_free(GoBoard *b);
@@ -102,6 +107,10 @@ static inline int gb_libs(const GoBoard *b, int p) {
     return GB_AT(b, GB_COLOR, p) == GB_BLACK || GB_AT(b, GB_COLOR, p) == GB_WHITE
                ? GB_AT(b, GB_LIBS, GB_AT(b, GB_HEAD, p)) : 0;
 }
+/* Liberties of the string a stone of color would be in after playing the
+ * empty point p (0 for a suicide), told without playing; -1 if the move
+ * captures. */
+int gb_libs_after(GoBoard *b, int p, int color);
 /* Write up to max liberty points of the string at p into out; returns the count written. */
 int gb_liberty_points(GoBoard *b, int p, int *out, int max);
 /* Write the stones of the string at p into out (room for size*size); returns the count. */

@@ -53,7 +53,7 @@ static int capture_rec(GoBoard *b, LadderSearch *s, int target, int depth) {
         /* After an atari at libs[i] the defender extends at the other liberty;
          * with three empty points around it, that already escapes. */
         int ext = libs[1 - i], empties = 0;
-        for (int d = 0; d < 4; d++) {
+        GB_FOR_DIRS(d) {
             int q = ext + b->dirs[d];
             empties += GB_AT(b, GB_COLOR, q) == GB_EMPTY && q != libs[i];
         }
@@ -72,17 +72,17 @@ static int capture_rec(GoBoard *b, LadderSearch *s, int target, int depth) {
 /* The defender's tries for the target string, which has one liberty: the
  * liberties of attacker strings next to it that are in atari (at most max),
  * then its own liberty unless already listed; all in one walk of the string,
- * which stops at the liberty when the attacker has no string in atari.
- * out needs room for max + 1. */
+ * needed only when the attacker has a string in atari.  out needs room for
+ * max + 1. */
 static int defences(GoBoard *b, int target, int *out, int max) {
     int color = GB_AT(b, GB_COLOR, target);
     if (gb_ataris(b, -color) == 0) return gb_liberty_points(b, target, out, 1);
     int heads[64], nheads = 0, n = 0, own = 0;
     int head = GB_AT(b, GB_HEAD, target), st = head;
     do {
-        for (int d = 0; d < 4; d++) {
+        GB_FOR_DIRS(d) {
             int q = st + b->dirs[d], c = GB_AT(b, GB_COLOR, q);
-            if (c == GB_EMPTY && !own) own = q;
+            if (c == GB_EMPTY) own = q; /* the only liberty */
             if (c != -color) continue;
             int h = GB_AT(b, GB_HEAD, q);
             if (GB_AT(b, GB_LIBS, h) != 1) continue;
@@ -176,30 +176,72 @@ void ladder_string_maps(GoBoard *b, LadderSearch *s, uint8_t *captured, uint8_t 
     }
 }
 
+/* What a stone of either colour on an empty point would touch: its empty
+ * neighbours, and per colour (black 0, white 1) whether a string of that
+ * colour is next to it, and one with one, two, or four liberties or more. */
+typedef struct {
+    int empties;
+    int stones[2], one[2], two[2], many[2];
+} Touch;
+
+static inline int side(int color) { return color == GB_BLACK ? 0 : 1; }
+
+static void look(const GoBoard *b, int p, Touch *t) {
+    *t = (Touch){0};
+    GB_FOR_DIRS(d) {
+        int q = p + b->dirs[d], c = GB_AT(b, GB_COLOR, q);
+        if (c == GB_EMPTY) t->empties++;
+        if (c != GB_BLACK && c != GB_WHITE) continue;
+        int k = side(c), libs = GB_AT(b, GB_LIBS, GB_AT(b, GB_HEAD, q));
+        t->stones[k] = 1;
+        t->one[k] |= libs == 1;
+        t->two[k] |= libs == 2;
+        t->many[k] |= libs >= 4;
+    }
+}
+
+/* ladder_point, given what p touches. */
+static int point_facts(GoBoard *b, LadderSearch *s, int p, int color, const Touch *t) {
+    int us = side(color), them = 1 - us;
+    /* A stone with three empty neighbours cannot be laddered, nor one that
+     * joins a string with four liberties; a move can only atari an enemy
+     * string that has two.  When the move threatens nothing, joining
+     * strings with fewer may still keep three liberties, told without
+     * playing (alone and capturing nothing, the stone has empties). */
+    int may_be_laddered = t->empties <= 2 && !t->many[us], threat = t->two[them];
+    if (!may_be_laddered && !threat) return 0;
+    if (!threat && t->stones[us] && !t->one[them] && gb_libs_after(b, p, color) >= 3) return 0;
+    if (gb_play(b, p, color) < 0) return 0;
+    int facts = 0;
+    if (may_be_laddered && gb_libs(b, p) <= 2 && ladder_capture(b, s, p)) facts = LADDER_CAPTURED;
+    for (int d = 0; d < 4 && threat; d++) {
+        int q = p + b->dirs[d];
+        if (GB_AT(b, GB_COLOR, q) == -color && gb_libs(b, q) == 1 && ladder_captured(b, s, q)) {
+            facts |= LADDER_THREATENS;
+            break;
+        }
+    }
+    gb_undo(b);
+    return facts;
+}
+
+int ladder_point(GoBoard *b, LadderSearch *s, int p, int color) {
+    Touch t;
+    look(b, p, &t);
+    return point_facts(b, s, p, color, &t);
+}
+
+int ladder_point_both(GoBoard *b, LadderSearch *s, int p, int color) {
+    Touch t;
+    look(b, p, &t);
+    return point_facts(b, s, p, color, &t) | point_facts(b, s, p, -color, &t) << LADDER_THEIRS;
+}
+
 void ladder_point_maps(GoBoard *b, LadderSearch *s, int color, uint8_t *captured, uint8_t *threatens) {
     int npts = b->W * b->W;
-    for (int p = 0; p < npts; p++) captured[p] = threatens[p] = 0;
     for (int p = 0; p < npts; p++) {
-        if (GB_AT(b, GB_COLOR, p) != GB_EMPTY) continue;
-        /* A stone with three empty neighbours cannot be laddered, and a move
-         * can only atari an enemy string that has two liberties. */
-        int empties = 0, enemy_two_libs = 0, friend_many_libs = 0;
-        for (int d = 0; d < 4; d++) {
-            int q = p + b->dirs[d], c = GB_AT(b, GB_COLOR, q);
-            if (c == GB_EMPTY) empties++;
-            else if (c == color && GB_AT(b, GB_LIBS, GB_AT(b, GB_HEAD, q)) >= 4) friend_many_libs = 1;
-            else if (c == -color && GB_AT(b, GB_LIBS, GB_AT(b, GB_HEAD, q)) == 2) enemy_two_libs = 1;
-        }
-        /* The new string keeps at least three liberties if p has three empty
-         * neighbours or joins a string with four. */
-        int may_be_laddered = empties <= 2 && !friend_many_libs;
-        if (!may_be_laddered && !enemy_two_libs) continue;
-        if (gb_play(b, p, color) < 0) continue;
-        if (may_be_laddered && gb_libs(b, p) <= 2 && ladder_capture(b, s, p)) captured[p] = 1;
-        for (int d = 0; d < 4 && enemy_two_libs && !threatens[p]; d++) {
-            int q = p + b->dirs[d];
-            if (GB_AT(b, GB_COLOR, q) == -color && gb_libs(b, q) == 1 && ladder_captured(b, s, q)) threatens[p] = 1;
-        }
-        gb_undo(b);
+        int facts = ladder_quiet(b, p) ? 0 : ladder_point(b, s, p, color);
+        captured[p] = (facts & LADDER_CAPTURED) != 0;
+        threatens[p] = (facts & LADDER_THREATENS) != 0;
     }
 }

@@ -37,9 +37,26 @@ int ladder_captured(GoBoard *b, LadderSearch *s, int target);
  * captured with the attacker first (captured), or that has one liberty and
  * escapes with its owner first (escapes). */
 void ladder_string_maps(GoBoard *b, LadderSearch *s, uint8_t *captured, uint8_t *escapes);
-/* Per empty padded point, for a stone of color played there: 1 if that stone's
- * string would then be captured in a ladder (captured), or if the move puts an
- * adjacent enemy string in atari that cannot escape (threatens). */
+/* 1 unless p is an empty point with a stone or two edges next to it.  A
+ * stone played on a quiet point keeps three liberties or more and touches no
+ * enemy, so ladder_point would say 0 there for both colours. */
+static inline int ladder_quiet(const GoBoard *b, int p) {
+    const int16_t *c = &GB_AT(b, GB_COLOR, p);
+    if (*c != GB_EMPTY) return 1;
+    int up = c[-b->W], down = c[b->W], left = c[-1], right = c[1];
+    /* Stones are odd (1, -1), the edge and empty points even (2, 0). */
+    return !((up | down | left | right) & 1) && up + down + left + right <= GB_BORDER;
+}
+/* What a stone of color played on the point p (not quiet) would meet:
+ * LADDER_CAPTURED if its string would then be captured in a ladder,
+ * LADDER_THREATENS if the move puts an adjacent enemy string in atari that
+ * cannot escape. */
+enum { LADDER_CAPTURED = 1, LADDER_THREATENS = 2, LADDER_THEIRS = 2 };
+int ladder_point(GoBoard *b, LadderSearch *s, int p, int color);
+/* ladder_point for color, then for -color shifted left by LADDER_THEIRS bits:
+ * one look at p's neighbours for both. */
+int ladder_point_both(GoBoard *b, LadderSearch *s, int p, int color);
+/* ladder_point over every padded point, as two 0/1 maps. */
 void ladder_point_maps(GoBoard *b, LadderSearch *s, int color, uint8_t *captured, uint8_t *threatens);
 
 #endif

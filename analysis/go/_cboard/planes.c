@@ -104,17 +104,18 @@ void pl_ladder_strings(GoBoard *b, LadderSearch *s, float *out) {
     }
 }
 
+static inline float flag(int facts, int fact) { return (facts & fact) ? 1.0f : 0.0f; }
+
 void pl_ladder_moves(GoBoard *b, LadderSearch *s, int us, float *out) {
-    uint8_t ours_captured[GB_MAX_P], ours_threat[GB_MAX_P], theirs_captured[GB_MAX_P], theirs_threat[GB_MAX_P];
-    ladder_point_maps(b, s, us, ours_captured, ours_threat);
-    ladder_point_maps(b, s, -us, theirs_captured, theirs_threat);
-    int area = area_of(b);
-    for (int i = 0; i < area; i++) {
-        int p = pad(b, i);
-        out[i] = ours_captured[p];
-        out[area + i] = theirs_captured[p];
-        out[2 * area + i] = ours_threat[p];
-        out[3 * area + i] = theirs_threat[p];
+    int size = b->size, W = b->W, area = area_of(b);
+    for (int r = 0, i = 0; r < size; r++) {
+        for (int p = (r + 1) * W + 1; p <= (r + 1) * W + size; p++, i++) {
+            int both = ladder_quiet(b, p) ? 0 : ladder_point_both(b, s, p, us);
+            out[i] = flag(both, LADDER_CAPTURED);
+            out[area + i] = flag(both, LADDER_CAPTURED << LADDER_THEIRS);
+            out[2 * area + i] = flag(both, LADDER_THREATENS);
+            out[3 * area + i] = flag(both, LADDER_THREATENS << LADDER_THEIRS);
+        }
     }
 }
 
