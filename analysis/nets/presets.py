@@ -5,14 +5,17 @@ from __future__ import annotations
 from torch import nn
 
 from analysis.features import get_feature_set
+from analysis.nets.barratt import BarrattConfig, BarrattNet
 from analysis.nets.golois import GoloisConfig, GoloisNet
+
+Config = GoloisConfig | BarrattConfig
 
 
 def _golois(blocks: int, channels: int, **options: object) -> GoloisConfig:
     return GoloisConfig(get_feature_set("golois").num_planes, blocks, channels, "golois", **options)
 
 
-PRESETS: dict[str, GoloisConfig] = {
+PRESETS: dict[str, Config] = {
     "golois-b6c64": _golois(6, 64, value_head=True),
     "golois-b4c48": _golois(4, 48, value_head=True),
     "golois-b10c128": _golois(10, 128, value_head=True),
@@ -22,10 +25,11 @@ PRESETS: dict[str, GoloisConfig] = {
     "darkforest-b6c64": GoloisConfig(
         get_feature_set("darkforest").num_planes, 6, 64, "darkforest", future_moves=3, value_head=True
     ),
+    "barratt-b6c64": BarrattConfig(get_feature_set("barratt").num_planes, 6, 64, value_head=True),
 }
 
 
-def get_preset(name: str) -> GoloisConfig:
+def get_preset(name: str) -> Config:
     """Return the config of preset ``name``; raises KeyError listing the presets."""
     try:
         return PRESETS[name]
@@ -33,6 +37,23 @@ def get_preset(name: str) -> GoloisConfig:
         raise KeyError(f"unknown preset {name!r}; known: {', '.join(PRESETS)}") from None
 
 
-def build(config: GoloisConfig) -> nn.Module:
-    """Return a freshly initialised model for ``config``."""
+def config_from_dict(data: dict) -> Config:
+    """Return the config saved as ``data`` (``config.to_dict()``): its ``arch`` field names the
+    class, and a dict without one is a GoloisConfig.
+
+    Raises ValueError for an unknown arch, TypeError for fields the class does not have.
+    """
+    fields = dict(data)
+    arch = fields.pop("arch", "golois")
+    if arch == "golois":
+        return GoloisConfig(**fields)
+    if arch == "barratt":
+        return BarrattConfig(**fields)
+    raise ValueError(f"unknown architecture {arch!r}; known: golois, barratt")
+
+
+def build(config: Config) -> nn.Module:
+    """Return a freshly initialised model for ``config``: a BarrattNet or a GoloisNet."""
+    if isinstance(config, BarrattConfig):
+        return BarrattNet(config)
     return GoloisNet(config)

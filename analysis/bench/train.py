@@ -1,0 +1,111 @@
+"""Training benchmark: optimiser steps/s of the default net, and the data pipeline that must feed them.
+
+A training step is the training loop's own: the multi-task loss of
+``analysis.train.loop.losses``, backward and an AdamW step, at batch 128 on
+random 19x19 inputs, in float32 and under bf16 autocast.  A step costs about
+3 x the forward FLOPs (forward, and backward to both the activations and the
+weights; a slight overestimate, as the input layer needs no gradient for its
+input), reported against the yardsticks of ``analysis.bench.nn``.
+
+The data pipeline is one ``PositionSampler`` (what each DataLoader worker runs)
+on a month of the Tygem training games: the time to its first batch (filling
+the shuffle buffer and the pool of games) and its samples/s afterwards.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import torch
+
+from analysis.bench.nn import BOARD, DTYPES, PRESET, efficiency, forward_flops, seconds_per_call, yardsticks
+from analysis.bench.positions import SHARED_DATA
+from analysis.nets.presets import Config, build, get_preset
+from analysis.train.data import PositionSampler
+from analysis.train.loop import TrainConfig, losses
+
+TRAIN_MONTH = SHARED_DATA / "tygem-9d" / "train" / "2010-01.zip"
+BATCH = 128
+
+
+def random_batch(config: Config, size: int) -> dict:
+    """Return a batch of ``size`` random binary 19x19 inputs with random legal move and value targets,
+    as the training loop's DataLoader yields it.
+    """
+    area = BOARD * BOARD
+    return {
+        "inputs": (torch.rand(size, config.in_planes, BOARD, BOARD) > 0.5).float(),
+        "legal": torch.ones(size, area + 1, dtype=torch.bool),
+        "moves": torch.randint(0, area + 1, (size, config.future_moves)),
+        "value": torch.randint(0, 2, (size,)).float(),
+    }
+
+
+def train_samples_per_s(config: Config, dtype: str, min_seconds: float) -> float:
+    """Return the samples/s of training steps (loss, backward, AdamW) on a fresh net for ``config``."""
+    torch.manual_seed(0)
+    model = build(config).train()
+    cfg = TrainConfig(preset=PRESET, data=[], batch_size=BATCH)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
+    batch = random_batch(config, BATCH)
+
+    def step() -> None:
+        loss, _ = losses(model, batch, cfg, bf16=dtype == "bfloat16")
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        optimizer.step()
+
+    return BATCH / seconds_per_call(step, min_seconds)
+
+
+def sampler_rates(config: Config, batches: int) -> tuple[float, float]:
+    """Return (seconds to the first batch, samples/s of the next ``batches`` batches) of a PositionSampler.
+
+    Raises FileNotFoundError when the training month is missing.
+    """
+    if not TRAIN_MONTH.exists():
+        raise FileNotFoundError(TRAIN_MONTH)
+    t0 = time.perf_counter()
+    sampler = PositionSampler([str(TRAIN_MONTH)], config.feature_set, config.future_moves,
+                              target=config.target)
+    sampler.batch(BATCH)
+    startup = time.perf_counter() - t0
+    t1 = time.perf_counter()
+    for _ in range(batches):
+        sampler.batch(BATCH)
+    return startup, batches * BATCH / (time.perf_counter() - t1)
+
+
+def run(quick: bool = False) -> dict:
+    """Return the figures: the yardsticks, the training rate and efficiency in each dtype, and the sampler's
+    start-up time and rate.  Raises FileNotFoundError when the training month is missing.
+    """
+    min_seconds = 1.0 if quick else 5.0
+    config = get_preset(PRESET)
+    step_flops = 3 * forward_flops(build(config).eval(), config.in_planes)
+    yardstick = yardsticks(quick)
+    figures: dict = {
+        "net": f"{PRESET}, untrained",
+        "threads": torch.get_num_threads(),
+        "board_size": BOARD,
+        "batch": BATCH,
+        "yardstick_gflops": yardstick,
+        "train_mflops_per_sample": round(step_flops / 1e6, 1),
+    }
+    rates = {dtype: train_samples_per_s(config, dtype, min_seconds) for dtype in DTYPES}
+    training: dict = {d: {"samples_per_s": round(r, 1), **efficiency(r * step_flops / 1e9, yardstick[d])}
+                      for d, r in rates.items()}
+    training["faster"] = max(rates, key=rates.get)
+    figures["training"] = training
+    startup, data_rate = sampler_rates(config, batches=2 if quick else 10)
+    figures["sampler"] = {
+        "data": str(TRAIN_MONTH.relative_to(SHARED_DATA.parents[1])),
+        "seconds_to_first_batch": round(startup, 2),
+        "samples_per_s": round(data_rate, 1),
+        "workers_to_feed_training": math.ceil(max(rates.values()) / data_rate),
+    }
+    figures["notes"] = ("training FLOPs = 3 x forward (2 x multiply-adds of convolutions and linear layers); "
+                        "fractions are of the yardsticks in the same dtype; "
+                        "workers_to_feed_training assumes one sampler per DataLoader worker and free cores")
+    return figures
