@@ -16,6 +16,9 @@ import time
 BENCHES = {
     "board": "analysis.bench.board",
     "features": "analysis.bench.features",
+    "mcts": "analysis.bench.mcts",
+    "nn": "analysis.bench.nn",
+    "train": "analysis.bench.train",
 }
 
 

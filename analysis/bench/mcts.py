@@ -1,0 +1,100 @@
+"""MCTS benchmark: search visits/s on 19x19 positions from real games against the raw network rate.
+
+The net is the default one (``weights/policy.pt`` when it exists, else an
+untrained golois-b6c64, which costs exactly as much time).  For each position,
+in turn: the raw rate (input planes of a batch of real positions plus one
+forward pass, at the search's batch size), measured half before and half after
+a search of a fixed number of visits from that position, then the same search
+with the default evaluation cache.  The machine is shared, so the median of
+the per-position ratios is given too.  The cache is off for the ratio, so that it measures the search's own
+overhead (tree walks, copies, legality, softmax, backups); the cached search
+shows what transpositions save.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+import numpy as np
+import torch
+
+from analysis.bench.nn import default_net
+from analysis.bench.positions import sample_positions
+from analysis.go.position import Position
+from analysis.mcts import Evaluator, NetEvaluator, Search, SearchConfig
+
+BATCH = 16
+
+
+class CountingEvaluator:
+    """A NetEvaluator that counts its calls and positions (for the mean batch size)."""
+
+    def __init__(self, inner: NetEvaluator) -> None:
+        self.inner = inner
+        self.calls = 0
+        self.positions = 0
+
+    def evaluate(self, positions: Sequence[Position]) -> tuple[np.ndarray, np.ndarray]:
+        """Return the inner evaluator's result, counting the call."""
+        self.calls += 1
+        self.positions += len(positions)
+        return self.inner.evaluate(positions)
+
+
+def raw_seconds(evaluator: NetEvaluator, positions: list[Position], batch: int, calls: int) -> float:
+    """Return the seconds of ``calls`` uncached batches of ``batch`` real positions (planes + forward)."""
+    t0 = time.perf_counter()
+    for i in range(calls):
+        evaluator.infer([positions[(i * batch + j) % len(positions)] for j in range(batch)])
+    return time.perf_counter() - t0
+
+
+def search_seconds(evaluator: Evaluator, position: Position, visits: int, batch: int) -> float:
+    """Return the seconds of a fresh ``visits``-visit search (the root evaluation included)."""
+    search = Search(position, evaluator, SearchConfig.analysis(batch_size=batch))
+    t0 = time.perf_counter()
+    search.run(max_visits=visits)
+    return time.perf_counter() - t0
+
+
+def run(quick: bool = False) -> dict:
+    """Return visits/s of the search, raw positions/s of the net at the same batch size, and their ratio."""
+    count, visits = (3, 48) if quick else (12, 192)
+    positions = sample_positions(count)
+    model, weights = default_net()
+    uncached = NetEvaluator(model, cache_size=0)
+    uncached.infer(positions[:BATCH])  # warm-up, and the choice of bf16 or float32
+    counting = CountingEvaluator(uncached)
+    cached = NetEvaluator(model, bf16=uncached.bf16)
+    calls = visits // BATCH // 2
+    raw_time = search_time = cached_time = 0.0
+    ratios = []
+    for pos in positions:
+        raw = raw_seconds(uncached, positions, BATCH, calls)
+        searched = search_seconds(counting, pos, visits, BATCH)
+        raw += raw_seconds(uncached, positions, BATCH, calls)  # around the search, against drift
+        cached_time += search_seconds(cached, pos, visits, BATCH)
+        ratios.append((visits / searched) / (2 * calls * BATCH / raw))
+        raw_time += raw
+        search_time += searched
+    raw_rate = count * 2 * calls * BATCH / raw_time
+    search_rate = count * visits / search_time
+    hits = cached.cache.hits
+    return {
+        "net": weights,
+        "threads": torch.get_num_threads(),
+        "precision": "bfloat16" if uncached.bf16 else "float32",
+        "board_size": 19,
+        "positions": count,
+        "visits_per_search": visits,
+        "batch_size": BATCH,
+        "raw_positions_per_s": round(raw_rate, 1),
+        "search_visits_per_s": round(search_rate, 1),
+        "mean_batch": round(counting.positions / counting.calls, 2),
+        "search_over_raw": round(search_rate / raw_rate, 3),
+        "search_over_raw_median_per_position": round(float(np.median(ratios)), 3),
+        "cached_search_visits_per_s": round(count * visits / cached_time, 1),
+        "cache_hit_rate": round(hits / (hits + cached.cache.misses), 3),
+        "goal": "search visits/s at least 0.70 of the raw batched network positions/s (cache off)",
+    }

@@ -1,0 +1,272 @@
+"""Search: batched PUCT Monte-Carlo tree search over a policy-and-value evaluator.
+
+Each step descends from the root ``batch_size`` times, marking the path of every
+leaf it reaches with a virtual loss so that the next descent tends elsewhere,
+then evaluates the new leaves in one evaluator call and backs their values up.
+A leaf after two consecutive passes is scored by area instead.  With a batch of
+one the search is plain sequential PUCT: the virtual loss is always removed
+before the next descent.
+
+The tree is kept between moves: ``advance(move)`` makes that child the root.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+import numpy as np
+
+from analysis.go.position import Position
+from analysis.mcts.candidates import candidate_moves
+from analysis.mcts.config import SearchConfig
+from analysis.mcts.evaluator import Evaluator
+from analysis.mcts.node import Node
+from analysis.mcts.noise import add_dirichlet_noise
+from analysis.mcts.puct import select_child
+from analysis.mcts.result import SearchResult, summarize
+from analysis.mcts.terminal import terminal_value
+
+Path = list[tuple[Node, int]]
+
+
+@dataclass
+class _Leaf:
+    """A new leaf waiting for its evaluation: the path to it and its own position."""
+
+    path: Path
+    node: Node
+    position: Position
+
+
+class Search:
+    """A search tree rooted at a position, grown by ``run`` or ``iterate`` and moved by ``advance``.
+
+    ``root`` is the root Node, to be read, not modified.  Not thread-safe, except
+    ``stop``, which another thread may call at any time.
+    """
+
+    def __init__(
+        self,
+        position: Position,
+        evaluator: Evaluator,
+        config: SearchConfig | None = None,
+        seed: int | None = None,
+    ) -> None:
+        """Search from a copy of ``position``; ``seed`` seeds the root noise of play mode."""
+        self.evaluator = evaluator
+        self.config = config or SearchConfig()
+        self._position = position.copy()
+        self._rng = np.random.default_rng(seed)
+        self._stop = threading.Event()
+        self._new_root()
+
+    @property
+    def position(self) -> Position:
+        """A copy of the root position."""
+        return self._position.copy()
+
+    @property
+    def visits(self) -> int:
+        """The root's visits: its own evaluation plus every visit of its children."""
+        return self._root_n
+
+    def stop(self) -> None:
+        """Make the running search return after its current step (or, if none runs, the next one
+        return right after its root evaluation)."""
+        self._stop.set()
+
+    def advance(self, move: int) -> None:
+        """Play ``move`` at the root and keep the subtree below it as the new tree.
+
+        Raises IllegalMoveError (the search is unchanged) if the move is illegal.
+        """
+        old = self.root
+        self._position.play(move)
+        idx = old.moves.index(move) if move in old.moves else None
+        child = old.children.get(idx) if idx is not None else None
+        if child is None or not child.moves or child.terminal is not None:
+            self._new_root()
+            return
+        self.root = child
+        self._root_n = int(old.n[idx])
+        self._root_w = -float(old.w[idx])
+        self._add_root_noise()
+
+    def run(
+        self,
+        max_visits: int | None = None,
+        max_seconds: float | None = None,
+        callback: Callable[[SearchResult], None] | None = None,
+        every_visits: int | None = None,
+        every_seconds: float | None = None,
+    ) -> SearchResult:
+        """Search until a budget is spent or ``stop`` is called, and return the final result.
+
+        ``callback`` receives every snapshot ``iterate`` yields, the final one included.
+        Without a budget the search runs until stopped.
+        """
+        result = None
+        for result in self.iterate(max_visits, max_seconds, every_visits, every_seconds):
+            if callback is not None:
+                callback(result)
+        assert result is not None  # iterate always yields the final result
+        return result
+
+    def iterate(
+        self,
+        max_visits: int | None = None,
+        max_seconds: float | None = None,
+        every_visits: int | None = None,
+        every_seconds: float | None = None,
+    ) -> Iterator[SearchResult]:
+        """Search and yield a snapshot every ``every_visits`` visits and every ``every_seconds``
+        seconds, then the final result once ``max_visits`` new visits are made, ``max_seconds``
+        have passed (whichever comes first) or ``stop`` is called.
+
+        The root is evaluated first if it is new, so even a search stopped at once
+        returns a legal move.  Raises whatever the evaluator raises.
+        """
+        start = time.perf_counter()
+        start_n = self._root_n
+
+        def finished() -> bool:
+            return (
+                self._stop.is_set()
+                or (max_visits is not None and self._root_n - start_n >= max_visits)
+                or (max_seconds is not None and time.perf_counter() - start >= max_seconds)
+            )
+
+        next_visits = every_visits or 0
+        next_seconds = every_seconds or 0.0
+        batch = self.config.batch_size
+        try:
+            if not self.root.moves:
+                self._expand_root()
+            while not finished():
+                self._step(batch if max_visits is None else min(batch, max_visits - (self._root_n - start_n)))
+                done = self._root_n - start_n
+                elapsed = time.perf_counter() - start
+                due = (every_visits and done >= next_visits) or (every_seconds and elapsed >= next_seconds)
+                if due and not finished():
+                    while every_visits and next_visits <= done:
+                        next_visits += every_visits
+                    while every_seconds and next_seconds <= elapsed:
+                        next_seconds += every_seconds
+                    yield self.result(done, elapsed)
+            yield self.result(self._root_n - start_n, time.perf_counter() - start)
+        finally:
+            self._stop.clear()
+
+    def result(self, new_visits: int = 0, seconds: float = 0.0) -> SearchResult:
+        """Return a snapshot of the tree, crediting ``new_visits`` to ``seconds`` of search.
+
+        Raises ValueError if the root has not been evaluated yet (no run so far).
+        """
+        if not self.root.moves:
+            raise ValueError("the search has not started")
+        return summarize(self.root, self._root_n, self._root_w, new_visits, seconds)
+
+    # -- the tree --------------------------------------------------------
+    def _new_root(self) -> None:
+        """Start a fresh tree at the root position."""
+        self.root = Node(self._position.to_play, self._position.consecutive_passes())
+        self._root_n = 0
+        self._root_w = 0.0
+
+    def _expand_root(self) -> None:
+        """Evaluate and expand the root, counting one visit."""
+        priors, wins = self.evaluator.evaluate([self._position])
+        value = 2.0 * float(wins[0]) - 1.0
+        self._expand(self.root, self._position, priors[0], value)
+        self._root_n += 1
+        self._root_w += value
+        self._add_root_noise()
+
+    def _add_root_noise(self) -> None:
+        """Mix Dirichlet noise into the root priors when the config asks for it."""
+        eps = self.config.noise_epsilon
+        if eps > 0:
+            root = self.root
+            root.prior = add_dirichlet_noise(root.raw_prior, eps, self.config.noise_alpha, self._rng)
+
+    def _expand(self, node: Node, position: Position, prior: np.ndarray, value: float) -> None:
+        """Expand ``node`` with the candidate moves of ``prior`` that are legal in ``position``."""
+        legal = np.append(position.legal_points(), True)
+        moves, p = candidate_moves(prior, legal, self.config)
+        node.expand(moves, p, value)
+
+    def _step(self, limit: int) -> None:
+        """Make up to ``limit`` visits: gather leaves under virtual loss, evaluate them at once, back up.
+
+        A descent that ends on a leaf already pending keeps its virtual loss until the
+        batch is backed up, so that the next descents turn elsewhere; after ``limit``
+        such collisions the batch is evaluated as it is.
+        """
+        leaves: list[_Leaf] = []
+        collided: list[Path] = []
+        visits = 0
+        while len(leaves) + visits < limit and len(collided) < limit:
+            leaf = self._descend()
+            node = leaf.node
+            if node.terminal is not None:
+                self._backup(leaf.path, node.terminal)
+                visits += 1
+            elif node.pending:
+                collided.append(leaf.path)
+            else:
+                node.pending = True
+                leaves.append(leaf)
+        for path in collided:
+            self._revert(path)
+        if not leaves:
+            return
+        priors, wins = self.evaluator.evaluate([leaf.position for leaf in leaves])
+        for leaf, prior, win in zip(leaves, priors, wins.tolist(), strict=True):
+            value = 2.0 * win - 1.0
+            self._expand(leaf.node, leaf.position, prior, value)
+            self._backup(leaf.path, value)
+
+    def _descend(self) -> _Leaf:
+        """Walk from the root by PUCT, adding virtual loss, to a new, pending or terminal leaf."""
+        config = self.config
+        c_puct, fpu_reduction, vl = config.c_puct, config.fpu_reduction, config.virtual_loss
+        pos = self._position.copy()
+        pass_point = pos.pass_point
+        node = self.root
+        path: Path = []
+        while True:
+            idx = select_child(node, c_puct, fpu_reduction)
+            node.vl[idx] += vl
+            path.append((node, idx))
+            move = node.moves[idx]
+            pos.play(move)
+            child = node.children.get(idx)
+            if child is None:
+                passes = node.passes + 1 if move == pass_point else 0
+                child = Node(pos.to_play, passes, terminal_value(pos) if passes >= 2 else None)
+                node.children[idx] = child
+                return _Leaf(path, child, pos)
+            if not child.moves:
+                return _Leaf(path, child, pos)
+            node = child
+
+    def _backup(self, path: Path, value: float) -> None:
+        """Add one visit of ``value`` (for the leaf's player to move) along ``path``, removing its
+        virtual loss; each node's entry is seen from the player who chose it."""
+        vl = self.config.virtual_loss
+        for node, idx in reversed(path):
+            value = -value
+            node.n[idx] += 1.0
+            node.w[idx] += value
+            node.vl[idx] -= vl
+        self._root_n += 1
+        self._root_w += value
+
+    def _revert(self, path: Path) -> None:
+        """Remove the virtual loss of a descent that ended on a pending leaf."""
+        vl = self.config.virtual_loss
+        for node, idx in path:
+            node.vl[idx] -= vl
