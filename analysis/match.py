@@ -1,0 +1,129 @@
+"""``python -m analysis.match``: play two GTP engines against each other and summarise the match.
+
+Example::
+
+    python -m analysis.match --black "python -m analysis.gtp --size 9" \\
+        --white "/usr/games/gnugo --mode gtp --level 0 --chinese-rules" --games 4 --size 9
+
+The engine given as ``--black`` is called A and plays black in the odd games,
+white in the even ones; the other is B.  Each game is refereed by our own
+Position (see :mod:`analysis.match_game`), each engine runs under a per-command
+time limit and is restarted after a failure (:mod:`analysis.match_engine`), and
+the summary is printed as text or JSON (:mod:`analysis.match_stats`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from analysis.go.coords import MAX_SIZE, MIN_SIZE
+from analysis.match_engine import MatchEngine
+from analysis.match_game import GameConfig, GameResult, play_game, save_sgf
+from analysis.match_stats import MatchSummary, format_summary, summarize
+
+RULES = ("chinese", "japanese")
+DEFAULT_KOMI = {"chinese": 7.5, "japanese": 6.5}  # as the GTP engine's defaults
+
+
+def run_match(
+    black: str,
+    white: str,
+    games: int,
+    config: GameConfig,
+    timeout: float = 60.0,
+    sgf_dir: Path | None = None,
+    on_game: Callable[[GameResult], None] | None = None,
+) -> MatchSummary:
+    """Play ``games`` games between engine A (``black`` command) and B (``white``), alternating colours.
+
+    Saves ``game-NNN.sgf`` files in ``sgf_dir`` when given and calls ``on_game``
+    after every game.  Returns the summary; every engine process has ended by
+    then.  Raises ValueError for a bad command line, OSError if an engine cannot
+    be started at all or a file cannot be written.
+    """
+    results: list[GameResult] = []
+    with MatchEngine("A", black, timeout) as a, MatchEngine("B", white, timeout) as b:
+        a.start()
+        b.start()
+        for number in range(1, games + 1):
+            first, second = (a, b) if number % 2 else (b, a)
+            result, record = play_game(number, first, second, config)
+            if sgf_dir is not None:
+                save_sgf(record, sgf_dir, number)
+            results.append(result)
+            if on_game is not None:
+                on_game(result)
+        timing = {e.name: (e.move_seconds, e.moves) for e in (a, b)}
+    return summarize(results, {"A": black, "B": white}, timing)
+
+
+def format_game(result: GameResult) -> str:
+    """Return a one-line account of a game."""
+    winner = f"{result.winner} wins" if result.winner else "draw"
+    line = (f"game {result.number}: {result.black} black, {result.white} white: {result.result} "
+            f"({result.reason}, {result.moves} moves) {winner}")
+    return line + (f": {result.detail}" if result.detail else "")
+
+
+def _positive(kind: type[int] | type[float]) -> Callable[[str], int | float]:
+    """Return an argparse type that accepts only positive numbers of ``kind``."""
+
+    def parse(text: str) -> int | float:
+        value = kind(text)
+        if value <= 0:
+            raise argparse.ArgumentTypeError(f"must be positive, got {text}")
+        return value
+
+    return parse
+
+
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    """Return the parsed command line; argparse exits with a usage message on bad options."""
+    parser = argparse.ArgumentParser(prog="python -m analysis.match", description=__doc__.splitlines()[0])
+    parser.add_argument("--black", required=True, help="engine A's command (black in odd games)")
+    parser.add_argument("--white", required=True, help="engine B's command (white in odd games)")
+    parser.add_argument("--games", type=_positive(int), default=2, help="number of games (default 2)")
+    parser.add_argument("--size", type=int, default=19, choices=range(MIN_SIZE, MAX_SIZE + 1),
+                        metavar=f"{{{MIN_SIZE}..{MAX_SIZE}}}", help="board size (default 19)")
+    parser.add_argument("--komi", type=float, default=None, help="komi (default 7.5 chinese, 6.5 japanese)")
+    parser.add_argument("--rules", choices=RULES, default="chinese",
+                        help="our referee's ko rule and scoring (default chinese)")
+    parser.add_argument("--sgf-dir", type=Path, help="save every game there as game-NNN.sgf")
+    parser.add_argument("--max-moves", type=_positive(int), default=None,
+                        help="score the game after this many moves (default 3 * size * size)")
+    parser.add_argument("--timeout", type=_positive(float), default=60.0,
+                        help="seconds an engine may take for any command (default 60)")
+    parser.add_argument("--json", action="store_true", help="print the summary as JSON")
+    return parser.parse_args(argv)
+
+
+def _exit_on_sigterm(signum: int, frame: object) -> None:
+    """Turn SIGTERM into SystemExit, so that the engines are shut down on the way out."""
+    sys.exit(128 + signum)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Run the match and print the summary; exits with a message if an engine cannot be started."""
+    args = parse_args(argv)
+    signal.signal(signal.SIGTERM, _exit_on_sigterm)
+    config = GameConfig(
+        size=args.size,
+        komi=DEFAULT_KOMI[args.rules] if args.komi is None else args.komi,
+        rules=args.rules,
+        max_moves=args.max_moves or 3 * args.size * args.size,
+    )
+    on_game = None if args.json else lambda result: print(format_game(result), flush=True)
+    try:
+        summary = run_match(args.black, args.white, args.games, config, args.timeout, args.sgf_dir, on_game)
+    except (OSError, ValueError) as e:
+        sys.exit(f"match aborted: {e}")
+    print(json.dumps(summary.to_json(), indent=2) if args.json else format_summary(summary))
+
+
+if __name__ == "__main__":
+    main()

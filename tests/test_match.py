@@ -1,0 +1,151 @@
+"""The match harness: a real match against GNU Go, and misbehaving fake engines."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from analysis.go.coords import BLACK
+from analysis.go.sgf import read_sgf, replay
+from analysis.gtp.client import GNUGO
+from analysis.match import main, run_match
+from analysis.match_engine import EngineTimeout, MatchEngine, resolve_command
+from analysis.match_game import GameConfig, parse_score
+from analysis.match_stats import wilson_interval
+
+ROOT = Path(__file__).resolve().parent.parent
+NINE = GameConfig(size=9, komi=7.5, rules="chinese", max_moves=150)
+needs_gnugo = pytest.mark.skipif(shutil.which(GNUGO) is None, reason="GNU Go is installed by `make test`")
+
+# A minimal GTP engine: ``fake.py MODE``.  genmove answers by MODE: ``pass``
+# always passes; ``occupied`` plays A1 every time (illegal from its second
+# move); ``exit`` plays A1, then exits without answering; ``hang`` never answers.
+FAKE_ENGINE = """\
+import sys, time
+mode, genmoves = sys.argv[1], 0
+for line in sys.stdin:
+    words = line.split()
+    if not words:
+        continue
+    reply = ""
+    if words[0] == "quit":
+        print("=\\n", flush=True)
+        break
+    if words[0] == "final_score":
+        reply = "0"
+    if words[0] == "genmove":
+        genmoves += 1
+        if mode == "hang":
+            time.sleep(3600)
+        if mode == "exit" and genmoves > 1:
+            sys.exit(3)
+        reply = "pass" if mode == "pass" else "A1"
+    print(f"= {reply}\\n", flush=True)
+"""
+
+
+def fake(tmp_path: Path, mode: str) -> str:
+    """Return the command line of the fake engine in ``mode`` (the script is written into tmp_path)."""
+    script = tmp_path / "fake.py"
+    script.write_text(FAKE_ENGINE)
+    return f"{sys.executable} {script} {mode}"
+
+
+@needs_gnugo
+def test_match_against_gnugo_alternates_colours_and_saves_replayable_sgf(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(ROOT)
+    ours, gnugo = "python -m analysis.gtp --size 9 --seed 1", f"{GNUGO} --mode gtp --level 0"
+    main(["--black", ours, "--white", gnugo, "--games", "2", "--size", "9", "--max-moves", "150",
+          "--sgf-dir", str(tmp_path), "--json"])
+    summary = json.loads(capsys.readouterr().out)
+    games = summary["results"]
+    assert [(g["black"], g["white"]) for g in games] == [("A", "B"), ("B", "A")]
+    assert summary["games"] == 2
+    assert summary["wins"]["A"] + summary["wins"]["B"] + summary["draws"] == 2
+    for name in ("A", "B"):
+        colours = summary["by_colour"][name].values()
+        assert sum(c["games"] for c in colours) == 2
+        assert sum(c["wins"] for c in colours) == summary["wins"][name]
+        assert summary["seconds_per_move"][name] > 0
+    assert summary["disagreement_count"] == len(summary["disagreements"])
+    assert summary["disagreement_count"] == sum(
+        g["black_score"] is not None and g["white_score"] is not None
+        and parse_score(g["black_score"]) != parse_score(g["white_score"]) for g in games)
+    files = sorted(tmp_path.glob("*.sgf"))
+    assert [f.name for f in files] == ["game-001.sgf", "game-002.sgf"]
+    for path, game in zip(files, games, strict=True):
+        record = read_sgf(path.read_bytes(), source=path.name)
+        assert record.result == game["result"]
+        assert record.players[BLACK] == (ours if game["black"] == "A" else gnugo)
+        assert record.rules == "chinese" and record.komi == 7.5
+        assert len(replay(record, superko=True).moves) == game["moves"]
+
+
+def test_wilson_interval() -> None:
+    low, high = wilson_interval(7, 10)
+    assert low == pytest.approx(0.3968, abs=1e-4) and high == pytest.approx(0.8922, abs=1e-4)
+    assert wilson_interval(0, 10)[0] == pytest.approx(0.0)
+    assert wilson_interval(10, 10)[1] == pytest.approx(1.0)
+    low, high = wilson_interval(5, 10)
+    assert low + high == pytest.approx(1.0)
+    assert wilson_interval(1.5, 3)[0] < 0.5 < wilson_interval(1.5, 3)[1]
+    assert wilson_interval(0, 0) == (0.0, 1.0)
+    with pytest.raises(ValueError):
+        wilson_interval(4, 3)
+
+
+def test_illegal_move_loses_and_the_match_goes_on(tmp_path: Path) -> None:
+    summary = run_match(fake(tmp_path, "occupied"), fake(tmp_path, "pass"), 2, NINE, sgf_dir=tmp_path)
+    assert [(r.winner, r.reason) for r in summary.results] == [("B", "illegal move")] * 2
+    assert [r.result for r in summary.results] == ["W+F", "B+F"]
+    assert "A1" in summary.results[0].detail
+    assert summary.wins == {"A": 0, "B": 2}
+    for path in sorted(tmp_path.glob("*.sgf")):
+        replay(read_sgf(path.read_bytes()))  # the illegal move is not recorded
+
+
+def test_engine_that_exits_mid_game_loses_and_is_restarted(tmp_path: Path) -> None:
+    summary = run_match(fake(tmp_path, "exit"), fake(tmp_path, "pass"), 2, NINE)
+    assert [(r.winner, r.reason) for r in summary.results] == [("B", "engine error")] * 2
+    assert [r.moves for r in summary.results] == [2, 3]  # the restarted engine played again in game 2
+
+
+def test_engine_that_hangs_times_out_and_is_killed(tmp_path: Path) -> None:
+    started = time.monotonic()
+    summary = run_match(fake(tmp_path, "pass"), fake(tmp_path, "hang"), 2, NINE, timeout=0.5)
+    assert time.monotonic() - started < 15
+    assert [(r.winner, r.result, r.reason) for r in summary.results] == [
+        ("A", "B+T", "timeout"),
+        ("A", "W+T", "timeout"),
+    ]
+    with MatchEngine("B", fake(tmp_path, "hang"), timeout=0.5) as engine:
+        engine.start()
+        assert engine.client is not None
+        process = engine.client.proc
+        with pytest.raises(EngineTimeout):
+            engine.genmove("b")
+        assert process.poll() is not None
+
+
+def test_scored_game_between_passing_engines_is_a_draw_by_the_engines(tmp_path: Path) -> None:
+    summary = run_match(fake(tmp_path, "pass"), fake(tmp_path, "pass"), 1, replace(NINE, komi=0))
+    result = summary.results[0]
+    assert (result.reason, result.result, result.winner) == ("two passes", "0", None)
+    assert (result.decided_by, result.our_score) == ("engines", "0")
+    assert (summary.draws, summary.win_rate, summary.disagreements) == (1, 0.5, [])
+
+
+def test_resolve_command_uses_this_interpreter_for_python() -> None:
+    assert resolve_command("python -m analysis.gtp --level 'rules'") == [
+        sys.executable, "-m", "analysis.gtp", "--level", "rules"]
+    assert resolve_command("/usr/games/gnugo --mode gtp")[0] == "/usr/games/gnugo"
+    with pytest.raises(ValueError):
+        resolve_command("  ")
