@@ -3,7 +3,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.deps-installed
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-APT_PACKAGES := gnugo
+APT_PACKAGES := gnugo chromium
 
 .PHONY: run test lint build system-deps bench clean
 

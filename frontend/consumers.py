@@ -1,16 +1,22 @@
-"""Websocket consumers speaking JSON messages of the form ``{"type": ..., ...}``."""
+"""Websocket consumers speaking JSON messages of the form ``{"type": ..., ...}``.
+
+Malformed or unknown messages get an ``{"type": "error", "message": ...}`` reply and the
+connection stays open.  The board protocol is documented in ``docs/protocol.md``; the work is
+done in :mod:`frontend.services`.
+"""
 
 from typing import Any
 
+from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
+from analysis import tasks
+from frontend.models import Game
+from frontend.services import board, dispatch, notify, protocol
 
-class PingConsumer(AsyncJsonWebsocketConsumer):
-    """Answers ``{"type": "ping"}`` with ``{"type": "pong"}``.
 
-    Malformed or unknown messages get an ``{"type": "error", "message": ...}`` reply and the
-    connection stays open.
-    """
+class JsonConsumer(AsyncJsonWebsocketConsumer):
+    """Decodes text frames as JSON and answers bad input with an error message instead of closing."""
 
     async def receive(
         self, text_data: str | None = None, bytes_data: bytes | None = None, **kwargs: Any
@@ -29,20 +35,123 @@ class PingConsumer(AsyncJsonWebsocketConsumer):
             return
         await self.receive_json(content, **kwargs)
 
+    async def send_error(self, message: str) -> None:
+        """Send an error message to the client without closing the connection."""
+        await self.send_json({"type": "error", "message": message})
+
+
+class PingConsumer(JsonConsumer):
+    """Answers ``{"type": "ping"}`` with ``{"type": "pong"}``."""
+
     async def receive_json(self, content: Any, **kwargs: Any) -> None:
         """Dispatch a decoded message on its ``type`` field."""
         if not isinstance(content, dict):
             await self.send_error("message must be a JSON object")
-            return
-        if "type" not in content:
+        elif "type" not in content:
             await self.send_error("message has no 'type' field")
-            return
-        message_type = content["type"]
-        if message_type == "ping":
+        elif content["type"] == "ping":
             await self.send_json({"type": "pong"})
         else:
-            await self.send_error(f"unknown message type {message_type!r}")
+            await self.send_error(f"unknown message type {content['type']!r}")
 
-    async def send_error(self, message: str) -> None:
-        """Send an error message to the client without closing the connection."""
-        await self.send_json({"type": "error", "message": message})
+
+class BoardConsumer(JsonConsumer):
+    """One game's board: play against the bot, review, analysis and feature planes."""
+
+    game_id: int
+
+    async def connect(self) -> None:
+        """Accept, then close with 4404/4403 and an error message unless this session owns the game."""
+        await self.accept()
+        self.game_id = self.scope["url_route"]["kwargs"]["game_id"]
+        session = self.scope.get("session")
+        try:
+            await database_sync_to_async(board.owned_game)(self.game_id, session and session.session_key)
+        except Game.DoesNotExist:
+            await self.send_error(f"there is no game {self.game_id}")
+            await self.close(code=4404)
+            return
+        except PermissionError as e:
+            await self.send_error(str(e))
+            await self.close(code=4403)
+            return
+        await self.channel_layer.group_add(notify.board_group(self.game_id), self.channel_name)
+        await self.send_outcome(await database_sync_to_async(board.current)(self.game_id), broadcast=False)
+        saved = await database_sync_to_async(board.analysis_state)(self.game_id)
+        if saved is not None:
+            await self.send_json(saved)
+
+    async def disconnect(self, code: int) -> None:
+        """Leave the board's group."""
+        if hasattr(self, "game_id"):
+            await self.channel_layer.group_discard(notify.board_group(self.game_id), self.channel_name)
+
+    async def receive_json(self, content: Any, **kwargs: Any) -> None:
+        """Validate the message, then run its handler; errors go back as error messages."""
+        try:
+            kind, fields = protocol.parse(content)
+            await getattr(self, f"on_{kind}")(**fields)
+        except (ValueError, Game.DoesNotExist) as e:
+            await self.send_error(str(e))
+
+    async def board_message(self, event: dict) -> None:
+        """Forward a message sent to this board through the channel layer."""
+        await self.send_json(event["message"])
+
+    async def send_outcome(self, outcome: board.Outcome, broadcast: bool = True) -> None:
+        """Send the new state (to every viewer when ``broadcast``) and start the bot if it is its turn."""
+        if broadcast:
+            await self.channel_layer.group_send(
+                notify.board_group(self.game_id), {"type": "board.message", "message": outcome.state}
+            )
+        else:
+            await self.send_json(outcome.state)
+        if outcome.bot_expected_moves is not None:
+            await dispatch.submit(tasks.bot_move, self.game_id, outcome.bot_expected_moves)
+
+    async def act(self, action: Any, *args: Any) -> None:
+        """Run a state-changing action of :mod:`frontend.services.board` and send its outcome."""
+        await self.send_outcome(await database_sync_to_async(action)(self.game_id, *args))
+
+    async def on_ping(self) -> None:
+        await self.send_json({"type": "pong"})
+
+    async def on_state(self) -> None:
+        await self.send_outcome(await database_sync_to_async(board.current)(self.game_id), broadcast=False)
+
+    async def on_play(self, move: str) -> None:
+        await self.act(board.human_move, move)
+
+    async def on_pass(self) -> None:
+        await self.act(board.human_move, "pass")
+
+    async def on_undo(self) -> None:
+        await self.act(board.undo)
+
+    async def on_resign(self) -> None:
+        await self.act(board.resign)
+
+    async def on_toggle_dead(self, point: str) -> None:
+        await self.act(board.toggle_dead, point)
+
+    async def on_accept_score(self) -> None:
+        await self.act(board.accept_score)
+
+    async def on_analyze(self, move_number: int, ladders: bool = True, backpred: bool = True) -> None:
+        make_query = database_sync_to_async(board.position_query)
+        query = await make_query(self.game_id, move_number, ladders, backpred)
+        await dispatch.submit(tasks.analyze_position, query, self.channel_name)
+
+    async def on_analyze_game(self) -> None:
+        analysis_id = await database_sync_to_async(board.start_game_analysis)(self.game_id)
+        await self.send_json({"type": "analysis_started", "analysis": analysis_id})
+        await dispatch.submit(tasks.analyze_game, analysis_id)
+
+    async def on_cancel_analysis(self) -> None:
+        analysis_id = await database_sync_to_async(board.cancel_game_analysis)(self.game_id)
+        await self.send_json({"type": "cancelling", "analysis": analysis_id})
+
+    async def on_features(self, move_number: int, set: str, plane: str) -> None:
+        await self.send_json(
+            await database_sync_to_async(board.feature_plane)(self.game_id, move_number, set, plane)
+        )

@@ -2,8 +2,9 @@
 
 from django.urls import path
 
-from frontend.consumers import PingConsumer
+from frontend.consumers import BoardConsumer, PingConsumer
 
 websocket_urlpatterns = [
     path("ws/ping/", PingConsumer.as_asgi()),
+    path("ws/board/<int:game_id>/", BoardConsumer.as_asgi()),
 ]

@@ -8,5 +8,13 @@ app_name = "frontend"
 
 urlpatterns = [
     path("", views.home, name="home"),
+    path("new", views.new_game, name="new_game"),
+    path("games", views.my_games, name="games"),
+    path("review", views.upload, name="upload"),
+    path("game/<int:pk>/", views.play, name="play"),
+    path("game/<int:pk>/review", views.review, name="review"),
+    path("game/<int:pk>/sgf", views.download_sgf, name="sgf"),
+    path("game/<int:pk>/delete", views.delete_game, name="delete"),
+    path("api/analyze", views.api_analyze, name="api_analyze"),
     path("healthz", views.healthz, name="healthz"),
 ]

@@ -1,10 +1,25 @@
-"""HTTP views: the home page and a health check."""
+"""HTTP views: pages, SGF download, the JSON analysis API and a health check.
+
+Games belong to the session that created them: any other session gets 403 with a message.
+"""
 
 import importlib
+import json
 
+from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse, JsonResponse
-from django.shortcuts import render
-from django.views.decorators.http import require_safe
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
+
+from analysis.bot.levels import LEVELS
+from analysis.features import FEATURE_SETS
+from analysis.go.scoring import rules_kind
+from analysis.go.sgf import read_sgf, write_sgf
+from analysis.review import annotate
+from frontend.forms import NewGameForm, ReviewForm
+from frontend.models import Game
+from frontend.services import api, games, ratelimit
 
 ENGINE_MODULE = "analysis.go._board"
 
@@ -18,13 +33,139 @@ def engine_available() -> bool:
     return True
 
 
+def session_key(request: HttpRequest) -> str:
+    """Return the request's session key, creating the session if needed."""
+    if not request.session.session_key:
+        request.session.save()
+    return request.session.session_key
+
+
+def owned_game(request: HttpRequest, pk: int) -> Game:
+    """Return the game ``pk`` if this session owns it; 404 if missing, 403 otherwise."""
+    game = get_object_or_404(Game, pk=pk)
+    if game.owner != request.session.session_key:
+        raise PermissionDenied("This game belongs to another session.")
+    return game
+
+
 @require_safe
 def home(request: HttpRequest) -> HttpResponse:
     """Render the landing page."""
     return render(request, "frontend/home.html")
 
 
+@require_http_methods(["GET", "POST"])
+def new_game(request: HttpRequest) -> HttpResponse:
+    """Show the new-game form; on a valid POST create the game and go to its board."""
+    form = NewGameForm(request.POST if request.method == "POST" else None)
+    if request.method == "POST" and form.is_valid():
+        game = games.new_game(session_key(request), **form.cleaned_data)
+        return redirect("frontend:play", pk=game.pk)
+    return render(request, "frontend/new_game.html", {"form": form})
+
+
+@require_safe
+def my_games(request: HttpRequest) -> HttpResponse:
+    """List this session's games."""
+    mine = Game.objects.filter(owner=request.session.session_key or "-")
+    return render(request, "frontend/games.html", {"games": mine})
+
+
+def _board_context(game: Game) -> dict:
+    record = games.record_of(game)
+    return {
+        "game": game,
+        "timeline": games.timeline(record),
+        "feature_sets": {
+            name: [{"name": p.name, "description": p.description} for p in fs.planes]
+            for name, fs in FEATURE_SETS.items()
+        },
+        "level": LEVELS.get(game.bot_level),
+    }
+
+
+@require_safe
+def play(request: HttpRequest, pk: int) -> HttpResponse:
+    """The board of a game against the bot."""
+    game = owned_game(request, pk)
+    if game.kind != Game.Kind.PLAY:
+        return redirect("frontend:review", pk=pk)
+    return render(request, "frontend/play.html", _board_context(game))
+
+
+@require_safe
+def review(request: HttpRequest, pk: int) -> HttpResponse:
+    """The review board of a game: navigation, analysis, overlays and feature planes."""
+    return render(request, "frontend/review.html", _board_context(owned_game(request, pk)))
+
+
+@require_http_methods(["GET", "POST"])
+def upload(request: HttpRequest) -> HttpResponse:
+    """Upload or paste an SGF; a valid one becomes a review game."""
+    form = ReviewForm(*((request.POST, request.FILES) if request.method == "POST" else ()))
+    if request.method == "POST" and form.is_valid():
+        record = form.record
+        game = Game.objects.create(
+            owner=session_key(request),
+            kind=Game.Kind.REVIEW,
+            sgf=write_sgf(record).decode(),
+            black_player=(record.players[1] or "")[:100],
+            white_player=(record.players[-1] or "")[:100],
+            size=record.size,
+            handicap=record.handicap,
+            komi=record.komi,
+            rules=(
+                Game.Rules.JAPANESE if rules_kind(record.rules or "") == "territory" else Game.Rules.CHINESE
+            ),
+            phase=Game.Phase.FINISHED,
+            result=(record.result or "")[:32],
+        )
+        return redirect("frontend:review", pk=game.pk)
+    return render(request, "frontend/upload.html", {"form": form}, status=400 if form.errors else 200)
+
+
+@require_safe
+def download_sgf(request: HttpRequest, pk: int) -> HttpResponse:
+    """Download the game's SGF; ``?analysis=1`` adds the latest analysis as comments and SBKV."""
+    game = owned_game(request, pk)
+    record = read_sgf(game.sgf)
+    name = f"game-{game.pk}"
+    if request.GET.get("analysis"):
+        latest = game.analyses.exclude(results=[]).first()
+        if latest is not None:
+            annotate(record, latest.results)
+            name += "-analysed"
+    response = HttpResponse(write_sgf(record), content_type="application/x-go-sgf; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{name}.sgf"'
+    return response
+
+
+@require_POST
+def delete_game(request: HttpRequest, pk: int) -> HttpResponse:
+    """Delete one of this session's games."""
+    owned_game(request, pk).delete()
+    return redirect("frontend:games")
+
+
+@csrf_exempt
+@require_POST
+def api_analyze(request: HttpRequest) -> JsonResponse:
+    """KataGo-analysis-style JSON query in, network analysis out (see docs/api.md)."""
+    client = request.META.get("REMOTE_ADDR", "unknown")
+    if not ratelimit.allow("api", client):
+        return JsonResponse({"error": "rate limit exceeded; try again later"}, status=429)
+    try:
+        query = json.loads(request.body)
+    except (ValueError, RecursionError):
+        return JsonResponse({"error": "the body is not valid JSON"}, status=400)
+    try:
+        return JsonResponse(api.analyze(query))
+    except api.ApiError as e:
+        return JsonResponse({"error": str(e)}, status=400)
+
+
 @require_safe
 def healthz(request: HttpRequest) -> JsonResponse:
     """Report that the site is up and whether the board engine is importable."""
     return JsonResponse({"status": "ok", "engine": engine_available()})
+

@@ -8,7 +8,14 @@ service (SQLite, in-memory channel layer, Celery tasks run eagerly in-process):
 - ``DATABASE_URL`` (``postgres://user@host:port/name``), default ``db.sqlite3`` in the repository root;
 - ``REDIS_URL`` for the channel layer, also the default Celery broker;
 - ``CELERY_BROKER_URL`` and ``CELERY_RESULT_BACKEND``;
-- ``GOWEB_MAX_UPLOAD_BYTES`` caps request bodies held in memory (default 2 MB).
+- ``GOWEB_MAX_UPLOAD_BYTES`` caps request bodies held in memory (default 2 MB);
+- ``GOWEB_SQLITE_PATH`` moves the default SQLite file (ignored with ``DATABASE_URL``);
+- ``GOWEB_MAX_SGF_BYTES`` caps uploaded or pasted SGF files (default 512 kB);
+- ``GOWEB_API_RATE_LIMIT`` and ``GOWEB_API_RATE_WINDOW``: requests allowed per client per window
+  (seconds) on ``/api/analyze`` (default 60 per 60 s; 0 turns the limit off);
+- ``GOWEB_ANALYSIS_THREADS``: threads running analysis in-process when there is no broker (default 2);
+- ``GOWEB_WEIGHTS`` and ``GOWEB_BACKPRED_WEIGHTS``: the policy/value and back-prediction checkpoints
+  (defaults ``weights/policy.pt`` and ``weights/backpred.pt``; the latter is used only if it exists).
 """
 
 from pathlib import Path
@@ -62,7 +69,8 @@ TEMPLATES = [
     },
 ]
 
-DATABASES = {"default": database_config(env_str("DATABASE_URL"), BASE_DIR / "db.sqlite3")}
+SQLITE_PATH = Path(env_str("GOWEB_SQLITE_PATH", str(BASE_DIR / "db.sqlite3")))
+DATABASES = {"default": database_config(env_str("DATABASE_URL"), SQLITE_PATH)}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = env_str("REDIS_URL")
@@ -76,6 +84,8 @@ CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_RESULT_ACCEPT_CONTENT = ["json"]
+CELERY_IMPORTS = ["analysis.tasks"]
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -94,3 +104,10 @@ STATIC_ROOT = Path(env_str("DJANGO_STATIC_ROOT", str(BASE_DIR / "staticfiles")))
 
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("GOWEB_MAX_UPLOAD_BYTES", 2 * 1024 * 1024)
 FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE
+
+GOWEB_MAX_SGF_BYTES = env_int("GOWEB_MAX_SGF_BYTES", 512 * 1024)
+GOWEB_API_RATE_LIMIT = env_int("GOWEB_API_RATE_LIMIT", 60)
+GOWEB_API_RATE_WINDOW = env_int("GOWEB_API_RATE_WINDOW", 60)
+GOWEB_ANALYSIS_THREADS = env_int("GOWEB_ANALYSIS_THREADS", 2)
+GOWEB_WEIGHTS = Path(env_str("GOWEB_WEIGHTS", str(BASE_DIR / "weights" / "policy.pt")))
+GOWEB_BACKPRED_WEIGHTS = Path(env_str("GOWEB_BACKPRED_WEIGHTS", str(BASE_DIR / "weights" / "backpred.pt")))

@@ -1,0 +1,74 @@
+"""Forms of the new-game and review pages."""
+
+from __future__ import annotations
+
+from django import forms
+from django.conf import settings
+
+from analysis.bot.levels import LEVELS
+from analysis.go.handicap import max_fixed_handicap
+from analysis.go.sgf import GameRecord, SgfError, read_sgf, replay
+from frontend.models import Game
+
+
+class NewGameForm(forms.Form):
+    """Settings of a game against the bot."""
+
+    human_color = forms.ChoiceField(label="Your colour", choices=[("B", "Black"), ("W", "White")])
+    size = forms.TypedChoiceField(
+        label="Board size", choices=[(9, "9×9"), (13, "13×13"), (19, "19×19")], coerce=int, initial=9
+    )
+    handicap = forms.IntegerField(label="Handicap", min_value=0, max_value=9, initial=0)
+    komi = forms.FloatField(label="Komi", min_value=-50, max_value=50, initial=7.5)
+    rules = forms.ChoiceField(label="Rules", choices=Game.Rules.choices)
+    bot_level = forms.ChoiceField(
+        label="Bot level",
+        choices=[(name, f"{name}: {level.description}") for name, level in LEVELS.items()],
+        initial="policy",
+    )
+
+    def clean(self) -> dict:
+        """Check that the handicap fits the board (one stone is no handicap: use 0 and komi 0.5)."""
+        data = super().clean()
+        size, handicap = data.get("size"), data.get("handicap")
+        if size and handicap is not None:
+            top = max_fixed_handicap(size)
+            if handicap == 1 or handicap > top:
+                self.add_error("handicap", f"on {size}×{size} the handicap must be 0 or 2 to {top}")
+        return data
+
+
+class ReviewForm(forms.Form):
+    """An SGF file to review: uploaded or pasted."""
+
+    file = forms.FileField(label="SGF file", required=False)
+    text = forms.CharField(label="or paste SGF", required=False, widget=forms.Textarea(attrs={"rows": 6}))
+
+    def clean(self) -> dict:
+        """Read the SGF and replay its main line, so size errors, syntax errors and illegal moves show."""
+        data = super().clean()
+        upload, text = data.get("file"), data.get("text", "").strip()
+        limit = settings.GOWEB_MAX_SGF_BYTES
+        if upload is None and not text:
+            raise forms.ValidationError("choose an SGF file or paste SGF text")
+        if upload is not None:
+            if upload.size > limit:
+                raise forms.ValidationError(f"the file is {upload.size} bytes; the limit is {limit} bytes")
+            raw: bytes | str = upload.read()
+            source = upload.name
+        else:
+            if len(text.encode()) > limit:
+                raise forms.ValidationError(f"the text is longer than the limit of {limit} bytes")
+            raw, source = text, "pasted SGF"
+        try:
+            record = read_sgf(raw, source=source)
+            replay(record)
+        except SgfError as e:
+            raise forms.ValidationError(str(e)) from None
+        data["record"] = record
+        return data
+
+    @property
+    def record(self) -> GameRecord:
+        """The parsed game (after validation)."""
+        return self.cleaned_data["record"]

@@ -1,0 +1,176 @@
+"""What a board websocket can do, as plain sync functions the consumer calls in a thread.
+
+Each function takes a game id, checks the request against the game's state, changes the game if
+needed and returns the JSON message(s) to send.  They raise ValueError subclasses (GameError,
+IllegalMoveError, CoordinateError, ProtocolError) with a message meant for the user.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from analysis.features import FEATURE_SETS, extract
+from analysis.go.coords import to_gtp
+from analysis.go.sgf import replay
+from analysis.review import mistakes
+from frontend.models import Analysis, Game
+from frontend.services import games
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The state to broadcast after a change, and the move count to give the bot if it must reply."""
+
+    state: dict
+    bot_expected_moves: int | None = None
+
+
+def owned_game(game_id: int, session_key: str | None) -> Game:
+    """Return the game if ``session_key`` owns it; raise PermissionError or Game.DoesNotExist."""
+    game = Game.objects.get(pk=game_id)
+    if not session_key or game.owner != session_key:
+        raise PermissionError("this game belongs to another session")
+    return game
+
+
+def _outcome(game: Game) -> Outcome:
+    state = games.state(game)
+    bot = state["move_number"] if games.is_bot_turn(game) else None
+    return Outcome(state, bot)
+
+
+def _require_play(game: Game) -> None:
+    if game.kind != Game.Kind.PLAY:
+        raise games.GameError("this is a review board: moves are not played against the bot here")
+
+
+def current(game_id: int) -> Outcome:
+    """Return the game's state (and whether the bot owes a move, e.g. after a reload)."""
+    return _outcome(Game.objects.get(pk=game_id))
+
+
+def human_move(game_id: int, move: str) -> Outcome:
+    """Play the human's move (a GTP vertex or ``pass``)."""
+    with games.locked(game_id) as game:
+        _require_play(game)
+        games.play(game, game.human_color, move)
+        return _outcome(game)
+
+
+def undo(game_id: int) -> Outcome:
+    """Take back the human's last move and the bot's reply."""
+    with games.locked(game_id) as game:
+        _require_play(game)
+        games.undo(game)
+        return _outcome(game)
+
+
+def resign(game_id: int) -> Outcome:
+    """The human resigns."""
+    with games.locked(game_id) as game:
+        _require_play(game)
+        games.resign(game, game.human_color)
+        return _outcome(game)
+
+
+def toggle_dead(game_id: int, point: str) -> Outcome:
+    """Toggle the life of the string at ``point`` while scoring."""
+    with games.locked(game_id) as game:
+        _require_play(game)
+        games.toggle_dead(game, point)
+        return _outcome(game)
+
+
+def accept_score(game_id: int) -> Outcome:
+    """End the game with the current count."""
+    with games.locked(game_id) as game:
+        _require_play(game)
+        games.accept_score(game)
+        return _outcome(game)
+
+
+def _check_move_number(record_moves: int, move_number: int) -> None:
+    if not 0 <= move_number <= record_moves:
+        raise games.GameError(f"move_number must be between 0 and {record_moves}, got {move_number}")
+
+
+def position_query(game_id: int, move_number: int, ladders: bool, backpred: bool) -> dict:
+    """Return the JSON query of ``analysis.tasks.analyze_position`` for the position after a move."""
+    game = Game.objects.get(pk=game_id)
+    record = games.record_of(game)
+    moves = record.main_line_moves()
+    _check_move_number(len(moves), move_number)
+    setup = record.initial_setup()
+    size = record.size
+    return {
+        "size": size,
+        "komi": record.komi,
+        "initial_stones": [["B", to_gtp(p, size)] for p in setup.black]
+        + [["W", to_gtp(p, size)] for p in setup.white],
+        "moves": [[games.color_letter(c), to_gtp(p, size)] for c, p in moves[:move_number]],
+        "move_number": move_number,
+        "ladders": ladders,
+        "backpred": backpred,
+    }
+
+
+def feature_plane(game_id: int, move_number: int, set_name: str, plane: str) -> dict:
+    """Return one input plane of the position after ``move_number`` moves, by name."""
+    if set_name not in FEATURE_SETS:
+        raise games.GameError(f"unknown feature set {set_name!r}; known: {', '.join(FEATURE_SETS)}")
+    planes = FEATURE_SETS[set_name].planes
+    names = [p.name for p in planes]
+    if plane not in names:
+        raise games.GameError(f"feature set {set_name} has no plane {plane!r}")
+    record = games.record_of(Game.objects.get(pk=game_id))
+    _check_move_number(len(record.main_line_moves()), move_number)
+    index = names.index(plane)
+    values = extract(replay(record, upto=move_number), set_name)[index]
+    info = planes[index]
+    return {
+        "type": "features",
+        "move_number": move_number,
+        "set": set_name,
+        "plane": plane,
+        "index": index,
+        "description": info.description,
+        "low": info.low,
+        "high": info.high,
+        "values": [round(float(v), 4) for v in values.ravel()],
+    }
+
+
+def start_game_analysis(game_id: int) -> int:
+    """Create an Analysis for the game and return its id; refuse if one is already running."""
+    game = Game.objects.get(pk=game_id)
+    if game.analyses.filter(status__in=[Analysis.Status.PENDING, Analysis.Status.RUNNING]).exists():
+        raise games.GameError("an analysis of this game is already running")
+    return Analysis.objects.create(game=game).pk
+
+
+def cancel_game_analysis(game_id: int) -> int:
+    """Ask the running analysis to stop; return its id."""
+    active = Analysis.objects.filter(
+        game_id=game_id, status__in=[Analysis.Status.PENDING, Analysis.Status.RUNNING]
+    ).first()
+    if active is None:
+        raise games.GameError("no analysis of this game is running")
+    active.cancel_requested = True
+    active.save(update_fields=["cancel_requested", "updated"])
+    return active.pk
+
+
+def analysis_state(game_id: int) -> dict | None:
+    """Return the latest analysis of the game as an ``analysis_state`` message, or None."""
+    latest = Analysis.objects.filter(game_id=game_id).first()
+    if latest is None:
+        return None
+    return {
+        "type": "analysis_state",
+        "analysis": latest.pk,
+        "status": latest.status,
+        "total": latest.total,
+        "results": latest.results,
+        "mistakes": mistakes(latest.results),
+    }
+

@@ -1,0 +1,52 @@
+"""Running analysis tasks: on Celery workers when a broker is set, else in-process on threads.
+
+The embedded default (no broker, ``CELERY_TASK_ALWAYS_EAGER``) runs the very same task code with
+``Task.apply`` on a small thread pool, so the event loop keeps serving websockets meanwhile.
+Results always come back through the channel layer (see :mod:`frontend.services.notify`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from asgiref.sync import sync_to_async
+from celery import Task
+from django.conf import settings
+
+log = logging.getLogger(__name__)
+
+_pool: ThreadPoolExecutor | None = None
+_running: set[asyncio.Future] = set()
+
+
+def _executor() -> ThreadPoolExecutor:
+    global _pool
+    if _pool is None:
+        _pool = ThreadPoolExecutor(settings.GOWEB_ANALYSIS_THREADS, thread_name_prefix="analysis")
+    return _pool
+
+
+def _report(future: asyncio.Future) -> None:
+    _running.discard(future)
+    if not future.cancelled() and future.exception() is not None:
+        log.error("in-process task failed", exc_info=future.exception())
+
+
+async def submit(task: Task, *args: Any) -> None:
+    """Start ``task(*args)`` (JSON arguments) without waiting for it to finish."""
+    if settings.CELERY_TASK_ALWAYS_EAGER:
+        run = sync_to_async(task.apply, thread_sensitive=False, executor=_executor())
+        future = asyncio.ensure_future(run(args=args))
+        _running.add(future)
+        future.add_done_callback(_report)
+    else:
+        await sync_to_async(task.apply_async, thread_sensitive=False)(args=args)
+
+
+async def wait_idle() -> None:
+    """Wait until every in-process task has finished (for tests and shutdown)."""
+    while _running:
+        await asyncio.gather(*list(_running), return_exceptions=True)

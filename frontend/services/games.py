@@ -1,0 +1,240 @@
+"""Game logic behind the play and review pages: create, move, undo, pass, resign, score.
+
+The SGF text in :class:`~frontend.models.Game` is the record of the moves; every function here
+replays it with the rules engine, so an illegal move can never be stored.  Functions that change
+a game take the ``Game`` row locked by :func:`locked` and save it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from django.db import transaction
+
+from analysis.go.coords import BLACK, WHITE, from_gtp, to_gtp, to_sgf
+from analysis.go.handicap import fixed_handicap_points
+from analysis.go.position import Position
+from analysis.go.scoring import estimate_dead, score
+from analysis.go.sgf import GameRecord, read_sgf, replay, write_sgf
+from frontend.models import Game
+
+GLYPHS = {BLACK: "X", WHITE: "O", 0: "."}
+COLORS = {"B": BLACK, "W": WHITE}
+
+
+class GameError(ValueError):
+    """A request that the game's state does not allow (not your turn, game over...)."""
+
+
+def color_letter(color: int) -> str:
+    """Return ``"B"`` or ``"W"``."""
+    return "B" if color == BLACK else "W"
+
+
+@contextmanager
+def locked(game_id: int) -> Iterator[Game]:
+    """Yield the game row locked for update inside a transaction."""
+    with transaction.atomic():
+        yield Game.objects.select_for_update().get(pk=game_id)
+
+
+def new_game(
+    owner: str, *, size: int, handicap: int, komi: float, rules: str, bot_level: str, human_color: str
+) -> Game:
+    """Create and return a game against the bot, with fixed handicap stones placed.
+
+    Raises HandicapError for a handicap that does not fit the board.
+    """
+    bot = f"Bot ({bot_level})"
+    black, white = ("You", bot) if human_color == "B" else (bot, "You")
+    record = GameRecord.new(
+        size, komi, handicap=handicap, rules=rules.capitalize(), black_player=black, white_player=white
+    )
+    if handicap >= 2:
+        stones = fixed_handicap_points(size, handicap)
+        record.root.set("AB", [to_sgf(p, size) for p in stones])
+        record.root.set("PL", "W")
+    return Game.objects.create(
+        owner=owner,
+        kind=Game.Kind.PLAY,
+        sgf=write_sgf(record).decode(),
+        black_player=black,
+        white_player=white,
+        size=size,
+        handicap=handicap,
+        komi=komi,
+        rules=rules,
+        bot_level=bot_level,
+        human_color=human_color,
+    )
+
+
+def record_of(game: Game) -> GameRecord:
+    """Return the game's SGF record."""
+    return read_sgf(game.sgf, source=f"game {game.pk}")
+
+
+def position_of(game: Game, record: GameRecord | None = None) -> Position:
+    """Return the current position (positional superko under Chinese rules)."""
+    return replay(record or record_of(game), superko=game.rules == Game.Rules.CHINESE)
+
+
+def _save_record(game: Game, record: GameRecord) -> None:
+    game.sgf = write_sgf(record).decode()
+    game.save()
+
+
+def to_play(game: Game) -> str:
+    """Return ``"B"`` or ``"W"``: whose turn it is."""
+    return color_letter(position_of(game).to_play)
+
+
+def is_bot_turn(game: Game) -> bool:
+    """Whether the bot should move now in a played game."""
+    playing = game.kind == Game.Kind.PLAY and game.phase == Game.Phase.PLAYING
+    return playing and to_play(game) == game.bot_color
+
+
+def play(game: Game, color: str, vertex: str) -> None:
+    """Play ``vertex`` (GTP, or ``pass``) for ``color`` and save; two passes start the scoring.
+
+    Raises GameError when the game is over or it is not ``color``'s turn, CoordinateError for a
+    bad vertex and IllegalMoveError (with the reason) for an illegal move.
+    """
+    if game.phase != Game.Phase.PLAYING:
+        over = game.phase == Game.Phase.FINISHED
+        raise GameError("the game is over" if over else "the game is being scored")
+    record = record_of(game)
+    position = position_of(game, record)
+    if color_letter(position.to_play) != color:
+        raise GameError(f"it is {'black' if position.to_play == BLACK else 'white'}'s turn")
+    point = from_gtp(vertex, game.size)
+    position.play(point)
+    record.add_move(COLORS[color], point)
+    if position.consecutive_passes() >= 2:
+        game.phase = Game.Phase.SCORING
+        game.dead = [to_gtp(p, game.size) for p in sorted(estimate_dead(position))]
+    _save_record(game, record)
+
+
+def undo(game: Game) -> int:
+    """Take back the human's last move and the bot's reply to it; return how many moves went.
+
+    Raises GameError when the game is finished or the human has not moved yet.
+    """
+    if game.phase == Game.Phase.FINISHED:
+        raise GameError("the game is finished; nothing can be undone")
+    record = record_of(game)
+    nodes = [node for node in record.main_line() if node.has_move()]
+    human = COLORS[game.human_color]
+    if not any(node.move(game.size)[0] == human for node in nodes):
+        raise GameError("you have no move to take back")
+    removed = 0
+    while True:
+        node = nodes.pop()
+        node.path()[-2].children.remove(node)
+        removed += 1
+        if node.move(game.size)[0] == human:
+            break
+    game.phase = Game.Phase.PLAYING
+    game.dead = []
+    _save_record(game, record)
+    return removed
+
+
+def resign(game: Game, color: str) -> None:
+    """Record ``color``'s resignation."""
+    if game.phase == Game.Phase.FINISHED:
+        raise GameError("the game is already finished")
+    record = record_of(game)
+    winner = "W" if color == "B" else "B"
+    game.result = f"{winner}+R"
+    record.root.set("RE", game.result)
+    game.phase = Game.Phase.FINISHED
+    _save_record(game, record)
+
+
+def toggle_dead(game: Game, vertex: str) -> None:
+    """Mark the string at ``vertex`` dead, or alive again if it was marked dead (scoring phase)."""
+    if game.phase != Game.Phase.SCORING:
+        raise GameError("dead stones can only be marked after both players pass")
+    position = position_of(game)
+    point = from_gtp(vertex, game.size)
+    string = position.string(point)
+    if not string:
+        raise GameError(f"there is no stone at {vertex}")
+    dead = {from_gtp(v, game.size) for v in game.dead}
+    dead = dead - set(string) if point in dead else dead | set(string)
+    game.dead = [to_gtp(p, game.size) for p in sorted(dead)]
+    game.save()
+
+
+def current_score(game: Game) -> dict | None:
+    """Return the count with the marked dead stones while scoring or after a counted end."""
+    if game.phase == Game.Phase.PLAYING or game.result.endswith("+R"):
+        return None
+    counted = score(position_of(game), game.rules, [from_gtp(v, game.size) for v in game.dead])
+    return {"black": counted.black, "white": counted.white, "result": counted.result(), "kind": counted.kind}
+
+
+def accept_score(game: Game) -> None:
+    """End the game with the current count as its result."""
+    counted = current_score(game)
+    if counted is None or game.phase != Game.Phase.SCORING:
+        raise GameError("there is no count to accept: both players must pass first")
+    record = record_of(game)
+    game.result = counted["result"]
+    record.root.set("RE", game.result)
+    game.phase = Game.Phase.FINISHED
+    _save_record(game, record)
+
+
+def board_string(position: Position) -> str:
+    """Return the board as one string of ``.XO``, row-major from the top left."""
+    return "".join(GLYPHS[c] for c in position.stones().ravel().tolist())
+
+
+def state(game: Game) -> dict:
+    """Return the JSON state message that the board pages render (see ``docs/protocol.md``)."""
+    record = record_of(game)
+    position = position_of(game, record)
+    size = game.size
+    last = position.last_move
+    return {
+        "type": "state",
+        "game": game.pk,
+        "kind": game.kind,
+        "size": size,
+        "komi": game.komi,
+        "rules": game.rules,
+        "handicap": game.handicap,
+        "human_color": game.human_color,
+        "bot_level": game.bot_level,
+        "phase": game.phase,
+        "result": game.result,
+        "to_play": color_letter(position.to_play),
+        "move_number": len(position.moves),
+        "moves": [[color_letter(c), to_gtp(p, size)] for c, p in record.main_line_moves()],
+        "board": board_string(position),
+        "last_move": None if last is None else to_gtp(last.point, size),
+        "captures": {"B": position.prisoners(BLACK), "W": position.prisoners(WHITE)},
+        "dead": game.dead,
+        "score": current_score(game),
+    }
+
+
+def timeline(record: GameRecord) -> dict:
+    """Return the main line for the review page: moves and the board after each (``boards[k]``).
+
+    Raises SgfError (kind ``illegal_move``, naming the move) if the record cannot be replayed.
+    """
+    from analysis.review import game_positions
+
+    boards, moves = [], []
+    size = record.size
+    for position, next_move in game_positions(record):
+        boards.append(board_string(position))
+        if next_move is not None:
+            moves.append([color_letter(next_move[0]), to_gtp(next_move[1], size)])
+    return {"size": size, "komi": record.komi, "moves": moves, "boards": boards}

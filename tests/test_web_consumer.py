@@ -1,0 +1,227 @@
+"""The board websocket protocol (docs/protocol.md), with the in-process task runner."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from asgiref.sync import sync_to_async
+from django.db import connections
+
+from frontend.models import Analysis, Game
+from frontend.services import dispatch
+from tests.web_helpers import connect, make_game, new_session, receive_until
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _forget_connection() -> None:
+    if hasattr(connections._connections, "default"):
+        del connections["default"]
+
+
+@pytest.fixture(autouse=True)
+def _forget_thread_connection():
+    """Drop the connection the consumers left in asgiref's sync thread (in-memory SQLite never closes).
+
+    Otherwise the next test without database access that dispatches a websocket event fails when
+    Channels checks whether that connection is still usable.
+    """
+    yield
+    asyncio.run(sync_to_async(_forget_connection)())
+
+
+def is_state(message: dict) -> bool:
+    return message["type"] == "state"
+
+
+def after_bot(message: dict) -> bool:
+    return message["type"] == "state" and "bot_move" in message
+
+
+def test_play_moves_against_the_bot_undo_pass_resign() -> None:
+    key = new_session()
+    game = make_game(key)
+
+    async def scenario() -> None:
+        ws = await connect(game.pk, key)
+        state = await receive_until(ws, is_state)
+        assert state["to_play"] == "B" and state["move_number"] == 0 and state["board"] == "." * 81
+
+        for vertex in ("E5", "C3"):
+            await ws.send_json_to({"type": "play", "move": vertex})
+            mine = await receive_until(ws, is_state)
+            assert mine["moves"][-1] == ["B", vertex]
+            reply = await receive_until(ws, after_bot)
+            assert reply["to_play"] == "B" and reply["moves"][-1][0] == "W"
+        assert reply["move_number"] == 4
+
+        await ws.send_json_to({"type": "undo"})
+        undone = await receive_until(ws, is_state)
+        assert undone["move_number"] == 2 and undone["to_play"] == "B"
+
+        await ws.send_json_to({"type": "play", "move": "E5"})
+        error = await receive_until(ws, lambda m: m["type"] == "error")
+        assert error["message"] == "illegal move: black E5: the point is already occupied"
+
+        await ws.send_json_to({"type": "pass"})
+        passed = await receive_until(ws, is_state)
+        assert passed["moves"][-1] == ["B", "pass"]
+        await receive_until(ws, after_bot)
+        await ws.send_json_to({"type": "resign"})
+        over = await receive_until(ws, is_state)
+        assert over["phase"] == "finished" and over["result"] == "W+R"
+        await ws.send_json_to({"type": "play", "move": "A1"})
+        assert (await receive_until(ws, lambda m: m["type"] == "error"))["message"] == "the game is over"
+        await dispatch.wait_idle()
+        await ws.disconnect()
+
+    asyncio.run(scenario())
+    game.refresh_from_db()
+    assert game.result == "W+R"
+    assert ";B[ee]" in game.sgf and "RE[W+R]" in game.sgf
+
+
+def test_two_passes_start_scoring_with_toggleable_dead_stones() -> None:
+    key = new_session()
+    game = make_game(key)
+    game.sgf = "(;GM[1]FF[4]SZ[9]KM[7.5]RU[Chinese];B[ee];W[cc];B[gg];W[])"  # the bot has just passed
+    game.save()
+
+    async def scenario() -> None:
+        ws = await connect(game.pk, key)
+        await receive_until(ws, is_state)
+        await ws.send_json_to({"type": "pass"})
+        state = await receive_until(ws, is_state)
+        assert state["phase"] == "scoring" and state["score"]["kind"] == "area"
+        await ws.send_json_to({"type": "toggle_dead", "point": "C7"})
+        toggled = await receive_until(ws, is_state)
+        assert ("C7" in toggled["dead"]) != ("C7" in state["dead"])
+        assert toggled["score"] != state["score"]
+        await ws.send_json_to({"type": "toggle_dead", "point": "A1"})
+        assert (await receive_until(ws, lambda m: m["type"] == "error"))[
+            "message"
+        ] == "there is no stone at A1"
+        await ws.send_json_to({"type": "accept_score"})
+        final = await receive_until(ws, is_state)
+        assert final["phase"] == "finished" and final["result"] == final["score"]["result"]
+        await ws.disconnect()
+
+    asyncio.run(scenario())
+
+
+@pytest.mark.parametrize(
+    ("message", "error"),
+    [
+        ({"type": "fly"}, "unknown message type 'fly'"),
+        ({"move": "D4"}, "message has no 'type' field"),
+        ({"type": "play"}, "play: missing field 'move'"),
+        ({"type": "play", "move": 3}, "play: field 'move' must be a string"),
+        ({"type": "play", "move": "D4", "x": 1}, "play: unknown field(s) x"),
+        ({"type": "play", "move": "I5"}, "invalid vertex 'I5'"),
+        ({"type": "play", "move": "J10"}, "vertex 'J10' is off a 9x9 board"),
+        ({"type": "analyze", "move_number": True}, "analyze: field 'move_number' must be an integer"),
+        ({"type": "analyze", "move_number": 5}, "move_number must be between 0 and 0, got 5"),
+        ({"type": "features", "move_number": 0, "set": "nope", "plane": "x"}, "unknown feature set 'nope'"),
+        ({"type": "toggle_dead", "point": "A1"}, "dead stones can only be marked after both players pass"),
+        ({"type": "undo"}, "you have no move to take back"),
+        ({"type": "cancel_analysis"}, "no analysis of this game is running"),
+        ([1, 2], "message must be a JSON object"),
+    ],
+)
+def test_bad_messages_get_clear_errors_and_the_socket_stays_open(message: object, error: str) -> None:
+    key = new_session()
+    game = make_game(key)
+
+    async def scenario() -> None:
+        ws = await connect(game.pk, key)
+        await receive_until(ws, is_state)
+        await ws.send_json_to(message)
+        reply = await ws.receive_json_from(timeout=5)
+        assert reply["type"] == "error"
+        assert reply["message"].startswith(error)
+        await ws.send_json_to({"type": "ping"})
+        assert await ws.receive_json_from(timeout=5) == {"type": "pong"}
+        await ws.disconnect()
+
+    asyncio.run(scenario())
+
+
+def test_another_session_cannot_use_the_board() -> None:
+    game = make_game(new_session())
+    stranger = new_session()
+
+    async def scenario() -> None:
+        for key in (stranger, None):
+            ws = await connect(game.pk, key)
+            reply = await ws.receive_json_from(timeout=5)
+            assert reply == {"type": "error", "message": "this game belongs to another session"}
+            assert (await ws.receive_output(timeout=5)) == {"type": "websocket.close", "code": 4403}
+        ws = await connect(99999, stranger)
+        assert (await ws.receive_json_from(timeout=5))["message"] == "there is no game 99999"
+
+    asyncio.run(scenario())
+
+
+def test_position_analysis_features_and_game_analysis_stream() -> None:
+    key = new_session()
+    game = make_game(key, bot_level="policy")
+    game.sgf = "(;GM[1]FF[4]SZ[9]KM[7.5];B[ee];W[cc];B[gc];W[cg];B[gg])"
+    game.kind = Game.Kind.REVIEW
+    game.save()
+
+    async def scenario() -> None:
+        ws = await connect(game.pk, key)
+        await receive_until(ws, is_state)
+        await ws.send_json_to({"type": "analyze", "move_number": 2})
+        result = await receive_until(ws, lambda m: m["type"] == "analysis")
+        assert result["move_number"] == 2 and result["to_play"] == "B"
+        assert len(result["candidates"]) == 10 and len(result["policy"]) == 82
+        assert 0 <= result["winrate"] <= 1 and result["ladders"]["size"] == 9
+        assert result["backpred"] is None  # no weights/backpred.pt in the test setup
+
+        await ws.send_json_to(
+            {"type": "features", "move_number": 1, "set": "golois", "plane": "their stones"}
+        )
+        planes = await receive_until(ws, lambda m: m["type"] == "features")
+        assert planes["values"][4 * 9 + 4] == 1.0 and sum(planes["values"]) == 1.0
+
+        await ws.send_json_to({"type": "play", "move": "A1"})
+        assert "review board" in (await receive_until(ws, lambda m: m["type"] == "error"))["message"]
+
+        await ws.send_json_to({"type": "analyze_game"})
+        started = await receive_until(ws, lambda m: m["type"] == "analysis_started")
+        progress = [await receive_until(ws, lambda m: m["type"] == "progress") for _ in range(6)]
+        assert [p["done"] for p in progress] == [1, 2, 3, 4, 5, 6] and progress[0]["total"] == 6
+        assert progress[0]["entry"]["played"] == "E5" and progress[0]["entry"]["played_rank"] >= 1
+        done = await receive_until(ws, lambda m: m["type"] == "analysis_done")
+        assert done["analysis"] == started["analysis"]
+        await ws.disconnect()
+
+    asyncio.run(scenario())
+    analysis = Analysis.objects.get(game=game)
+    assert analysis.status == "done" and len(analysis.results) == 6
+
+
+def test_game_analysis_can_be_cancelled() -> None:
+    key = new_session()
+    game = make_game(key)
+    moves = "".join(f";{'BW'[i % 2]}[]" for i in range(400))  # passes: long enough to cancel
+    game.sgf = f"(;GM[1]FF[4]SZ[9]KM[7.5]{moves})"
+    game.kind = Game.Kind.REVIEW
+    game.save()
+
+    async def scenario() -> None:
+        ws = await connect(game.pk, key)
+        await receive_until(ws, is_state)
+        await ws.send_json_to({"type": "analyze_game"})
+        await receive_until(ws, lambda m: m["type"] == "progress")
+        await ws.send_json_to({"type": "cancel_analysis"})
+        await receive_until(ws, lambda m: m["type"] == "cancelling")
+        cancelled = await receive_until(ws, lambda m: m["type"] == "analysis_cancelled")
+        assert cancelled["done"] < 401
+        await ws.disconnect()
+
+    asyncio.run(scenario())
+    analysis = Analysis.objects.get(game=game)
+    assert analysis.status == "cancelled"

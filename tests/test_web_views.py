@@ -1,0 +1,229 @@
+"""Pages, forms, ownership, SGF upload and download, and the JSON analysis API."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from analysis.go.sgf import read_sgf
+from frontend.models import Analysis, Game
+from frontend.services import games
+
+SGF_DIR = Path(__file__).parent / "data" / "sgf"
+pytestmark = pytest.mark.django_db
+
+
+def new_game(client, **fields: object):
+    data = {
+        "human_color": "B",
+        "size": 9,
+        "handicap": 0,
+        "komi": 7.5,
+        "rules": "chinese",
+        "bot_level": "rules",
+    }
+    data.update(fields)
+    return client.post("/new", data)
+
+
+def test_new_game_creates_an_owned_game_and_its_board(client) -> None:
+    response = new_game(client, size=13, handicap=3, komi=0.5, rules="japanese", human_color="W")
+    game = Game.objects.get()
+    assert response.status_code == 302 and response["Location"] == f"/game/{game.pk}/"
+    assert game.owner == client.session.session_key
+    assert (game.size, game.handicap, game.rules, game.bot_color) == (13, 3, "japanese", "B")
+    record = read_sgf(game.sgf)
+    assert record.handicap == 3 and len(record.initial_setup().black) == 3 and record.root.get("PL") == "W"
+    page = client.get(f"/game/{game.pk}/")
+    assert page.status_code == 200
+    assert b'data-page="play"' in page.content and b"board.js" in page.content
+    assert client.get("/games").content.count(f"/game/{game.pk}/sgf".encode()) == 1
+
+
+def test_new_game_form_rejects_bad_settings(client) -> None:
+    response = new_game(client, handicap=1)
+    assert response.status_code == 200 and b"the handicap must be 0 or 2 to 9" in response.content
+    assert new_game(client, size=7).status_code == 200
+    assert not Game.objects.exists()
+
+
+def test_forms_carry_csrf_tokens(client) -> None:
+    assert b"csrfmiddlewaretoken" in client.get("/new").content
+    assert b"csrfmiddlewaretoken" in client.get("/review").content
+
+
+def test_csrf_is_enforced_on_forms() -> None:
+    from django.test import Client
+
+    strict = Client(enforce_csrf_checks=True)
+    assert strict.post("/new", {"size": 9}).status_code == 403
+
+
+def test_other_sessions_get_403(client, django_user_model) -> None:
+    new_game(client)
+    game = Game.objects.get()
+    from django.test import Client
+
+    stranger = Client()
+    for url in (f"/game/{game.pk}/", f"/game/{game.pk}/review", f"/game/{game.pk}/sgf"):
+        response = stranger.get(url)
+        assert response.status_code == 403
+        assert b"This game belongs to another session." in response.content
+    assert stranger.post(f"/game/{game.pk}/delete").status_code == 403
+    assert Game.objects.filter(pk=game.pk).exists()
+    assert client.post(f"/game/{game.pk}/delete").status_code == 302
+    assert not Game.objects.exists()
+    assert stranger.get("/game/12345/").status_code == 404
+
+
+def test_upload_sgf_file_and_paste(client) -> None:
+    data = (SGF_DIR / "handicap4.sgf").read_bytes()
+    response = client.post("/review", {"file": SimpleUploadedFile("h4.sgf", data)})
+    game = Game.objects.get()
+    assert response.status_code == 302 and response["Location"] == f"/game/{game.pk}/review"
+    assert (game.kind, game.size, game.handicap, game.rules, game.result) == (
+        "review",
+        19,
+        4,
+        "japanese",
+        "W+12.5",
+    )
+    page = client.get(f"/game/{game.pk}/review")
+    assert page.status_code == 200 and b'id="feature-sets"' in page.content
+    assert client.post("/review", {"text": "(;SZ[9];B[ee];W[cc])"}).status_code == 302
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        ("not_sgf.txt", "not an SGF file"),
+        ("not_sgf.png", "binary data, not an SGF file"),
+        ("illegal_occupied.sgf", "move 6: illegal move: white E5: the point is already occupied"),
+        ("truncated.sgf", "truncated"),
+        ("collection.sgf", "expected one"),
+    ],
+)
+def test_upload_errors_are_clear(client, name: str, message: str) -> None:
+    response = client.post("/review", {"file": SimpleUploadedFile(name, (SGF_DIR / name).read_bytes())})
+    assert response.status_code == 400
+    assert message in response.content.decode()
+    assert not Game.objects.exists()
+
+
+def test_upload_size_limit_comes_from_settings(client, settings) -> None:
+    settings.GOWEB_MAX_SGF_BYTES = 10
+    response = client.post("/review", {"text": "(;SZ[9];B[ee];W[cc])"})
+    assert response.status_code == 400 and "limit of 10 bytes" in response.content.decode()
+    response = client.post("/review", {"file": SimpleUploadedFile("a.sgf", b"(;SZ[9];B[ee])")})
+    assert "the limit is 10 bytes" in response.content.decode()
+    assert client.post("/review", {}).status_code == 400
+
+
+def test_download_sgf_with_analysis(client) -> None:
+    client.post("/review", {"text": "(;SZ[9]KM[7];B[ee];W[cc])"})
+    game = Game.objects.get()
+    entry = {
+        "to_play": "B",
+        "black_winrate": 0.5,
+        "candidates": [{"move": "E5", "prior": 0.4}],
+        "played": "E5",
+        "played_rank": 1,
+    }
+    results = [
+        {**entry, "move_number": 0},
+        {**entry, "move_number": 1, "to_play": "W", "black_winrate": 0.7, "played": "C3"},
+        {**entry, "move_number": 2, "black_winrate": 0.9, "played": None, "played_rank": None},
+    ]
+    Analysis.objects.create(game=game, status="done", total=3, results=results)
+    plain = client.get(f"/game/{game.pk}/sgf")
+    assert plain["Content-Disposition"] == f'attachment; filename="game-{game.pk}.sgf"'
+    assert b"SBKV" not in plain.content
+    analysed = client.get(f"/game/{game.pk}/sgf?analysis=1").content.decode()
+    assert "SBKV[50.00]" in analysed and "SBKV[70.00]" in analysed
+    assert "Mistake: lost 20.0%" in analysed and "Black win rate: 90.0%" in analysed
+    assert read_sgf(analysed).main_line_moves() == read_sgf(game.sgf).main_line_moves()
+
+
+def test_undo_takes_back_the_bots_reply_too() -> None:
+    game = games.new_game(
+        "s", size=9, handicap=0, komi=7.5, rules="chinese", bot_level="rules", human_color="B"
+    )
+    games.play(game, "B", "E5")
+    games.play(game, "W", "C3")
+    assert games.undo(game) == 2 and games.state(game)["moves"] == []
+    games.play(game, "B", "E5")
+    assert games.undo(game) == 1  # the bot had not answered yet
+    with pytest.raises(games.GameError, match="no move to take back"):
+        games.undo(game)
+    games.play(game, "B", "E5")
+    with pytest.raises(games.GameError, match="white's turn"):
+        games.play(game, "B", "D4")
+
+
+# ---- the JSON API -----------------------------------------------------------------
+
+
+def test_api_analyze_katago_style(client) -> None:
+    query = {
+        "id": "q1",
+        "moves": [["B", "E5"], ["W", "C3"]],
+        "boardXSize": 9,
+        "komi": 7,
+        "rules": "chinese",
+        "maxVisits": 10,
+        "includePolicy": True,
+    }
+    response = client.post("/api/analyze", query, content_type="application/json")
+    assert response.status_code == 200
+    body = response.json()
+    assert body["id"] == "q1" and body["turnNumber"] == 2
+    assert len(body["moveInfos"]) == 10
+    first = body["moveInfos"][0]
+    assert set(first) == {"move", "order", "prior", "visits", "winrate", "pv"} and first["order"] == 0
+    assert body["rootInfo"]["currentPlayer"] == "B" and 0 <= body["rootInfo"]["winrate"] <= 1
+    assert len(body["policy"]) == 82 and body["policy"][4 * 9 + 4] == -1  # E5 is occupied
+    assert body["ladders"]["size"] == 9
+
+
+def test_api_initial_stones_and_defaults(client) -> None:
+    query = {"initialStones": [["B", "D4"], ["B", "Q16"]], "boardXSize": 19}
+    body = client.post("/api/analyze", query, content_type="application/json").json()
+    assert body["rootInfo"]["currentPlayer"] == "W" and "policy" not in body
+
+
+@pytest.mark.parametrize(
+    ("query", "message"),
+    [
+        ([], "the body must be a JSON object"),
+        ({"boardXSize": 40}, "'boardXSize' must be an integer between 2 and 25"),
+        ({"boardXSize": 9, "boardYSize": 13}, "only square boards"),
+        ({"komi": "x"}, "'komi' must be a number"),
+        ({"rules": "chess"}, "unknown rules 'chess'"),
+        ({"moves": "D4"}, "'moves' must be a list"),
+        ({"moves": [["B", "D4"], ["W", "D4"]]}, "moves[1] (move 2): illegal move: white D4"),
+        ({"moves": [["X", "D4"]]}, "moves[0]: invalid color"),
+        ({"moves": [["B", "Z40"]]}, "moves[0]: vertex 'Z40' is off a 19x19 board"),
+        ({"maxVisits": 0}, "'maxVisits' must be an integer between 1"),
+        ({"includePolicy": 1}, "'includePolicy' must be a boolean"),
+    ],
+)
+def test_api_rejects_bad_queries(client, query: object, message: str) -> None:
+    response = client.post("/api/analyze", query, content_type="application/json")
+    assert response.status_code == 400
+    assert response.json()["error"].startswith(message)
+
+
+def test_api_bad_json_method_and_rate_limit(client, settings) -> None:
+    assert client.post("/api/analyze", "{oops", content_type="application/json").status_code == 400
+    assert client.get("/api/analyze").status_code == 405
+    settings.GOWEB_API_RATE_LIMIT = 2
+    settings.GOWEB_API_RATE_WINDOW = 3600
+    codes = [
+        client.post(
+            "/api/analyze", {"boardXSize": 9}, content_type="application/json", REMOTE_ADDR="10.9.9.9"
+        ).status_code
+        for _ in range(3)
+    ]
+    assert codes == [200, 200, 429]
