@@ -6,8 +6,19 @@ level          how it chooses
 rules          no network: captures, saves, otherwise a random sensible move
 policy-t1      the raw policy network, sampled with temperature 1 (varied, weakest net level)
 policy         the policy network's top move (no search)
+mcts-50        tree search (PUCT, policy and value net) to 50 visits, then the most visited move
+mcts-200       the same to 200 visits
+mcts-800       the same to 800 visits
+mcts-1600      the same to 1600 visits
+mcts-2s        tree search for at most 2 seconds of wall time per move, as many visits as fit
 =============  ==============================================================
 
+A search level's visits count the whole tree under the move it plays, so the
+subtree kept from the previous moves counts too (Leela Zero's ``--visits``); a
+GTP clock (``time_settings``/``time_left``) can shorten any search level's move.
+With one torch thread the default net makes 550 to 600 visits a second on 19x19
+on two CPU cores shared with a training run, so ``mcts-2s`` makes about 1,100
+visits per move there (``python -m analysis.bench bot``, BENCHMARKS.md).
 Measured results against GNU Go are in BENCHMARKS.md.
 """
 
@@ -23,8 +34,14 @@ class Level:
     name: str
     kind: str  # "rules", "policy" or "mcts"
     description: str
-    temperature: float = 0.0  # 0: the top move; policy levels only
-    visits: int = 0  # mcts levels only
+    temperature: float = 0.0  # 0: the top (or most visited) move
+    visits: int = 0  # mcts levels: the tree's visits to reach (0: no limit)
+    seconds: float = 0.0  # mcts levels: wall time per move (0: no limit)
+
+    def __post_init__(self) -> None:
+        """Raises ValueError for a search level without a limit in visits or seconds."""
+        if self.kind == "mcts" and self.visits <= 0 and self.seconds <= 0:
+            raise ValueError(f"search level {self.name} needs visits or seconds")
 
 
 LEVELS: dict[str, Level] = {
@@ -33,6 +50,11 @@ LEVELS: dict[str, Level] = {
         Level("rules", "rules", "no network: captures, saves, otherwise a random sensible move"),
         Level("policy-t1", "policy", "the raw policy sampled with temperature 1", temperature=1.0),
         Level("policy", "policy", "the policy network's top move, no search"),
+        *(
+            Level(f"mcts-{n}", "mcts", f"tree search with the network, {n} visits per move", visits=n)
+            for n in (50, 200, 800, 1600)
+        ),
+        Level("mcts-2s", "mcts", "tree search with the network, 2 seconds per move", seconds=2.0),
     )
 }
 

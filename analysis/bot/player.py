@@ -1,27 +1,39 @@
 """The bot: picks a move for a position at a strength level, passes when the game is over, resigns.
 
-Policy levels never fill their own real eyes.  After the opponent passes the bot
-passes too if it is ahead on the area count (with the estimated dead stones);
-it also passes when the policy likes passing best or nothing sensible is left.
-With a value head it resigns once its win rate has stayed below
-``resign_threshold`` for ``resign_moves`` moves in a row (``resign_threshold=0``
-turns resigning off).
+Neither the policy levels nor the search levels ever fill their own real eyes.
+After the opponent passes the bot passes too if it is ahead on the area count
+(with the estimated dead stones).  Otherwise a policy level also passes when the
+policy likes passing best or nothing sensible is left, and a search level when
+its most visited move is a pass.  The search levels keep their tree between
+moves (see tree.py).  With a value head the bot resigns once its win rate (the
+network's, or the search root's) has stayed below ``resign_threshold`` for
+``resign_moves`` moves in a row (``resign_threshold=0`` turns resigning off);
+White's threshold is lower early in a handicap game (resign.py).
 """
 
 from __future__ import annotations
 
 import random
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
+from analysis.bot.eye_safe import EyeSafeEvaluator
 from analysis.bot.levels import Level, get_level
 from analysis.bot.policy import PolicyNet
+from analysis.bot.resign import resign_threshold
+from analysis.bot.tree import SearchTree
 from analysis.go.position import Position
 from analysis.go.scoring import area_score, estimate_dead
+from analysis.mcts import Evaluator, NetEvaluator, Search, SearchResult, choose_move
 from analysis.nets import checkpoint
-from analysis.play.simple import choose_move
+from analysis.play.simple import choose_move as choose_rules_move
+
+MARGIN_SECONDS = 0.1  # kept free of a timed search's budget, besides two batches' time (at most a
+# quarter of the budget): the search only looks at the clock between batches
 
 
 @dataclass(frozen=True)
@@ -35,25 +47,36 @@ class Decision:
 
 @dataclass
 class Bot:
-    """A player at one level; keep one per game (it remembers its recent win rates)."""
+    """A player at one level; keep one per game (it remembers its recent win rates and its tree).
+
+    A search level evaluates with ``evaluator``, by default a NetEvaluator of ``net``'s model.
+    """
 
     level: Level
     net: PolicyNet | None = None
     seed: int = 0
     resign_threshold: float = 0.05
     resign_moves: int = 3
+    evaluator: Evaluator | None = None
     history: list[float] = field(default_factory=list)
 
     def __post_init__(self) -> None:
+        """Raises ValueError if the level needs a network and has none (or one without a value head)."""
         self.rng = random.Random(self.seed)
-        if self.level.kind != "rules" and self.net is None:
+        self.np_rng = np.random.default_rng(self.seed)
+        self._tree: SearchTree | None = None
+        self._batch_seconds = 0.1  # one search batch's time, measured on every search
+        if self.level.kind == "policy" and self.net is None:
             raise ValueError(f"level {self.level.name} needs a network")
+        if self.level.kind == "mcts" and not self.can_search:
+            raise ValueError(f"level {self.level.name} needs a network with a value head")
 
     @classmethod
     def load(cls, level: str, weights: str | Path | None = None, **options: object) -> Bot:
         """Return a bot at ``level`` with the network from ``weights`` (default weights if None).
 
-        Raises KeyError for an unknown level, FileNotFoundError or CheckpointError for bad weights.
+        Raises KeyError for an unknown level, FileNotFoundError or CheckpointError for bad
+        weights, ValueError for a search level and a network without a value head.
         """
         lvl = get_level(level)
         net = None
@@ -62,25 +85,58 @@ class Bot:
             net = PolicyNet(model)
         return cls(lvl, net, **options)
 
+    @property
+    def can_search(self) -> bool:
+        """Whether the bot has what a search needs: an evaluator, or a network with a value head."""
+        return self.evaluator is not None or (self.net is not None and bool(self.net.model.config.value_head))
+
+    def search_at(self, position: Position) -> Search:
+        """Return the bot's search tree rooted at ``position``, kept from earlier calls when it follows.
+
+        Raises ValueError if the bot cannot search (``can_search`` is False).
+        """
+        if self._tree is None:
+            if not self.can_search:
+                raise ValueError("searching needs a network with a value head")
+            if self.evaluator is None:
+                self.evaluator = NetEvaluator(self.net.model)
+            self._tree = SearchTree(EyeSafeEvaluator(self.evaluator))
+        return self._tree.search_at(position)
+
     def reset(self) -> None:
         """Forget the game: call on a new game."""
         self.history.clear()
+        if self._tree is not None:
+            self._tree.reset()
 
-    def choose(self, position: Position) -> Decision:
-        """Return the bot's decision for the player to move in ``position`` (the position is unchanged)."""
-        color = position.to_play
+    def choose(
+        self,
+        position: Position,
+        seconds: float | None = None,
+        callback: Callable[[SearchResult], None] | None = None,
+        every_seconds: float | None = None,
+    ) -> Decision:
+        """Return the bot's decision for the player to move in ``position`` (the position is unchanged).
+
+        ``seconds`` caps a search level's wall time for this move (a clock's share); a search
+        level passes its snapshots to ``callback`` every ``every_seconds``, and the last one.
+        """
+        start = time.perf_counter()
         if self.level.kind == "rules":
-            return Decision(choose_move(position, color, self.rng), reason="rules")
+            return Decision(choose_rules_move(position, position.to_play, self.rng), reason="rules")
         if self._opponent_passed(position) and self._ahead(position):
             return Decision(position.pass_point, reason="the opponent passed and we are ahead")
+        if self.level.kind == "mcts":
+            return self._search(position, start, seconds, callback, every_seconds)
+        return self._policy(position)
+
+    def _policy(self, position: Position) -> Decision:
+        """Return the policy levels' decision: the net's top or sampled move, never into an own eye."""
+        color = position.to_play
         probs, wins = self.net.evaluate([position])
         p, win = probs[0], (float(wins[0]) if wins is not None else None)
-        if win is not None:
-            self.history.append(win)
-            recent = self.history[-self.resign_moves :]
-            hopeless = len(recent) == self.resign_moves and max(recent) < self.resign_threshold
-            if self.resign_threshold > 0 and hopeless:
-                return Decision(None, win, "resign")
+        if win is not None and self._hopeless(win, position):
+            return Decision(None, win, "resign")
         candidates = p.copy()
         for point in np.flatnonzero(candidates[:-1]):
             if position.is_eye(int(point), color):
@@ -94,6 +150,42 @@ class Bot:
         else:
             move = int(candidates.argmax())
         return Decision(move, win, self.level.name)
+
+    def _search(
+        self,
+        position: Position,
+        start: float,
+        seconds: float | None,
+        callback: Callable[[SearchResult], None] | None,
+        every_seconds: float | None,
+    ) -> Decision:
+        """Return the search levels' decision: search to the level's visits or time (or ``seconds``
+        since ``start``, if sooner), then play the most visited move or resign."""
+        search = self.search_at(position)
+        limits = [s for s in (self.level.seconds or None, seconds) if s is not None]
+        max_seconds = None
+        if limits:
+            limit = min(limits)
+            reserve = min(2 * self._batch_seconds, limit / 4) + MARGIN_SECONDS
+            max_seconds = max(0.0, limit - (time.perf_counter() - start) - reserve)
+        max_visits = max(0, self.level.visits - search.visits) if self.level.visits else None
+        result = search.run(max_visits, max_seconds, callback=callback, every_seconds=every_seconds)
+        batch = search.config.batch_size
+        if result.new_visits >= batch:
+            self._batch_seconds = result.seconds * batch / result.new_visits
+        if self._hopeless(result.winrate, position):
+            return Decision(None, result.winrate, "resign")
+        move = choose_move(result, len(position.moves), self.np_rng, temperature=self.level.temperature)
+        reason = "the search prefers passing" if move == position.pass_point else self.level.name
+        return Decision(move, result.winrate, reason)
+
+    def _hopeless(self, win: float, position: Position) -> bool:
+        """Record ``win`` and return True if the last ``resign_moves`` win rates were all below the
+        resign threshold for ``position`` (never when resigning is off)."""
+        self.history.append(win)
+        recent = self.history[-self.resign_moves :]
+        threshold = resign_threshold(self.resign_threshold, position)
+        return self.resign_threshold > 0 and len(recent) == self.resign_moves and max(recent) < threshold
 
     @staticmethod
     def _opponent_passed(position: Position) -> bool:

@@ -3,7 +3,10 @@
 Options: ``--rules chinese|japanese`` (default chinese), ``--komi`` (default by
 rules: 7.5 chinese, 6.5 japanese), ``--size`` (default 19), ``--seed`` (default 0),
 ``--level`` (a bot level; default ``policy`` when the default weights exist, else
-``rules``), ``--weights`` (a checkpoint) and ``--resign-threshold`` (0 never resigns).
+``rules``), ``--weights`` (a checkpoint), ``--resign-threshold`` (0 never
+resigns) and ``--resign-moves`` (how many moves in a row it must stay below),
+``--threads`` (torch's CPU threads, default 1: on two cores shared with a
+training run one thread searched 3.5 to 9 times faster than two, see BENCHMARKS.md).
 """
 
 from __future__ import annotations
@@ -12,10 +15,13 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+import torch
+
 from analysis.bot.levels import LEVELS
 from analysis.bot.player import Bot
 from analysis.go.coords import MAX_SIZE, MIN_SIZE
 from analysis.gtp.engine import RULES, GtpEngine
+from analysis.gtp.stream import read_lines
 from analysis.nets.checkpoint import DEFAULT_WEIGHTS, CheckpointError
 
 
@@ -43,19 +49,29 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
                         help=f"bot strength level (default {default_level})")
     parser.add_argument("--weights", help="network checkpoint (default weights/policy.pt)")
     parser.add_argument("--resign-threshold", type=float, default=0.05,
-                        help="resign when the win rate stays below this for 3 moves (0: never)")
+                        help="resign when the win rate stays below this (0: never)")
+    parser.add_argument("--resign-moves", type=int, default=3,
+                        help="for this many moves in a row (default 3)")
+    parser.add_argument("--threads", type=int, default=1, help="torch CPU threads (default 1)")
     return parser.parse_args(argv)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
     """Run the engine on stdin/stdout until ``quit`` or the end of input."""
     args = parse_args(argv)
+    torch.set_num_threads(args.threads)
     try:
-        bot = Bot.load(args.level, args.weights, seed=args.seed, resign_threshold=args.resign_threshold)
-    except (FileNotFoundError, CheckpointError) as exc:
+        bot = Bot.load(
+            args.level,
+            args.weights,
+            seed=args.seed,
+            resign_threshold=args.resign_threshold,
+            resign_moves=args.resign_moves,
+        )
+    except (FileNotFoundError, CheckpointError, ValueError) as exc:
         sys.exit(f"cannot load the network: {exc}")
     engine = GtpEngine(rules=args.rules, komi=args.komi, size=args.size, seed=args.seed, bot=bot)
-    engine.serve(iter(sys.stdin.buffer.readline, b""), sys.stdout)
+    engine.serve(read_lines(sys.stdin.fileno()), sys.stdout)
 
 
 if __name__ == "__main__":

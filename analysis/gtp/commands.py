@@ -9,10 +9,12 @@ text, e.g. ``illegal move: ko``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from analysis.go.coords import MAX_SIZE, MIN_SIZE, to_gtp
 from analysis.go.position import IllegalMoveError, Setup
+from analysis.gtp.clock import move_seconds
 from analysis.gtp.commands_args import (
     CommandError,
     Handler,
@@ -25,6 +27,7 @@ from analysis.gtp.commands_args import (
 
 if TYPE_CHECKING:
     from analysis.gtp.engine import GtpEngine
+    from analysis.mcts import SearchResult
 
 NAME = "goweb"
 VERSION = "0.1"
@@ -99,18 +102,34 @@ def play(engine: GtpEngine, args: list[str]) -> str:
     return ""
 
 
+def bot_move(
+    engine: GtpEngine,
+    color: int,
+    callback: Callable[[SearchResult], None] | None = None,
+    every_seconds: float | None = None,
+) -> str:
+    """Have the bot choose a move for ``color``, play it and return its vertex, ``pass`` or ``resign``.
+
+    A search level's time is capped by the colour's share of the GTP clock (clock.py);
+    ``callback`` and ``every_seconds`` are passed on to the bot to report its search.
+    """
+    position = engine.position
+    position.to_play = color
+    left = engine.time_left.get(color)
+    seconds = move_seconds(engine.time_settings, left, position.size, len(position.moves))
+    decision = engine.bot.choose(position, seconds, callback, every_seconds)
+    if decision.move is None:
+        return "resign"
+    position.play(decision.move, color)
+    return to_gtp(decision.move, position.size)
+
+
 def genmove(engine: GtpEngine, args: list[str]) -> str:
     """Have the bot choose a move for the colour, play it and return its vertex, ``pass`` or ``resign``.
 
     Raises CommandError (invalid color) for a bad argument.
     """
-    color = color_arg(args, 0, "invalid color")
-    engine.position.to_play = color
-    decision = engine.bot.choose(engine.position)
-    if decision.move is None:
-        return "resign"
-    engine.position.play(decision.move, color)
-    return to_gtp(decision.move, engine.position.size)
+    return bot_move(engine, color_arg(args, 0, "invalid color"))
 
 
 def undo(engine: GtpEngine, args: list[str]) -> str:

@@ -6,11 +6,18 @@ ignored), an optional numeric id is split off, and the command is looked up in
 the registry (:data:`COMMANDS`, name -> handler, built from the ``commands*``
 modules).  Replies are ``=id text`` or ``?id message`` followed by an empty
 line, flushed at once.  Nothing but ``quit`` or the end of input stops the loop.
+
+A streaming command (commands_analyze.py) opens its reply with ``begin_stream``,
+writes lines as it goes, and learns of the next command through ``input``
+(stream.py: the loop reads its input on a thread); its reply ends with its text,
+if any, and the empty line.  The analysis commands are only listed when the bot
+can search.
 """
 
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TextIO
@@ -21,6 +28,7 @@ from analysis.go.position import Position
 from analysis.go.scoring import rules_kind
 from analysis.gtp import (
     commands,
+    commands_analyze,
     commands_gnugo,
     commands_handicap,
     commands_scoring,
@@ -28,6 +36,7 @@ from analysis.gtp import (
     commands_showboard,
 )
 from analysis.gtp.commands_args import CommandError, Handler
+from analysis.gtp.stream import InputQueue
 
 RULES = ("chinese", "japanese")
 DEFAULT_KOMI = {"chinese": 7.5, "japanese": 6.5}
@@ -39,6 +48,7 @@ COMMANDS: dict[str, Handler] = {
     **commands_gnugo.COMMANDS,
     **commands_sgf.COMMANDS,
     **commands_showboard.COMMANDS,
+    **commands_analyze.COMMANDS,
 }
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
@@ -100,7 +110,13 @@ class GtpEngine:
         self.komi = DEFAULT_KOMI[rules] if komi is None else float(komi)
         self.seed = seed
         self.commands = COMMANDS
+        if not self.bot.can_search:
+            self.commands = {k: v for k, v in COMMANDS.items() if k not in commands_analyze.COMMANDS}
         self.running = True
+        self.input: InputQueue | None = None  # set by ``serve``, for streaming commands
+        self._out: TextIO | None = None
+        self._request_id: str | None = None
+        self._streaming = False
         self.handicap = 0
         self.time_settings: tuple[int, int, int] | None = None
         self.time_left: dict[int, tuple[int, int]] = {}
@@ -137,27 +153,50 @@ class GtpEngine:
             raise CommandError("unknown command")
         return handler(self, args)
 
-    def respond(self, line: str) -> str | None:
-        """Return the full reply to one input line, or None if the line holds no command.
+    def begin_stream(self) -> TextIO:
+        """Write the ``=id`` line that opens a streamed reply; return the output to write lines to.
 
-        Never raises: a failing command (or a bug) becomes a ``?`` reply.
+        Raises CommandError if the engine is not serving (``respond`` alone cannot stream).
+        """
+        if self._out is None or self.input is None:
+            raise CommandError("streaming commands need the protocol loop")
+        self._out.write(f"={self._request_id or ''}\n")
+        self._out.flush()
+        self._streaming = True
+        return self._out
+
+    def respond(self, line: str) -> str | None:
+        """Return the full reply to one input line (for a streamed reply, its end), or None if the
+        line holds no command.
+
+        Never raises: a failing command (or a bug) becomes a ``?`` reply, or after the stream
+        has begun, the end of the reply and a message on stderr.
         """
         request = parse_line(line)
         if request is None:
             return None
+        self._request_id, self._streaming = request.id, False
         try:
-            return format_reply(request.id, self.execute(request.name, request.args))
+            text, ok = self.execute(request.name, request.args), True
         except CommandError as e:
-            return format_reply(request.id, str(e), ok=False)
+            text, ok = str(e), False
         except Exception as e:  # the engine must survive any command
-            return format_reply(request.id, f"internal error: {type(e).__name__}: {e}", ok=False)
+            text, ok = f"internal error: {type(e).__name__}: {e}", False
+        if not self._streaming:
+            return format_reply(request.id, text, ok)
+        if not ok:
+            print(f"{request.name}: {text}", file=sys.stderr, flush=True)
+            return "\n"
+        return f"{text}\n\n" if text else "\n"
 
     def serve(self, lines: Iterable[bytes], out: TextIO) -> None:
         """Answer every command line of ``lines`` on ``out`` until ``quit`` or the end of input.
 
-        Lines are decoded as UTF-8 (bad bytes replaced) and each reply is flushed.
+        Lines are read ahead on a thread (see stream.py), decoded as UTF-8 (bad bytes
+        replaced), and each reply is flushed.
         """
-        for raw in lines:
+        self._out, self.input = out, InputQueue(lines)
+        while (raw := self.input.get()) is not None:
             reply = self.respond(raw.decode("utf-8", errors="replace"))
             if reply is None:
                 continue

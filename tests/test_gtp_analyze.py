@@ -1,0 +1,206 @@
+"""Streaming analysis over GTP (lz-analyze, kata-analyze and their genmove forms) and the clock.
+
+Info lines are read as Sabaki reads them (src/modules/analysis.js: split on ``info``,
+the PV is the run of vertices ending the block, the rest are key/value pairs) and as
+Lizzie reads Leela Zero's (split on `` info ``, integer values, ``pv`` to the end).
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import torch
+
+from analysis.bot.levels import get_level
+from analysis.bot.player import Bot
+from analysis.features import get_feature_set
+from analysis.gtp.clock import move_seconds
+from analysis.gtp.engine import GtpEngine
+from analysis.nets import checkpoint
+from analysis.nets.golois import GoloisConfig, GoloisNet
+from tests.test_mcts_bot import FixedEvaluator
+
+ROOT = Path(__file__).resolve().parent.parent
+VERTEX = r"(pass|[A-Za-z]\d+)"
+
+
+def sabaki_parse(line: str) -> list[dict[str, str]]:
+    """Return the variations Sabaki finds in one analysis line (its regexes, in Python)."""
+    variations = []
+    for block in re.split(r"\s*info\s+", line)[1:]:
+        block = block.strip()
+        pv = re.search(rf"{VERTEX}(\s+{VERTEX})*$", block)
+        assert pv is not None, block
+        tokens = block[: pv.start()].strip().split()
+        assert tokens[-1] == "pv", block
+        pairs = tokens[:-1]
+        assert len(pairs) % 2 == 0, block
+        fields = dict(zip(pairs[::2], pairs[1::2], strict=True))
+        fields["pv"] = pv.group(0)
+        variations.append(fields)
+    return variations
+
+
+def lizzie_parse(line: str) -> list[dict[str, int | str | list[str]]]:
+    """Return Lizzie's reading of a Leela Zero line: integers, the PV to the end of the block."""
+    moves = []
+    for block in line[len("info "):].split(" info "):
+        data = block.strip().split(" ")
+        fields: dict[str, int | str | list[str]] = {}
+        i = 0
+        while data[i] != "pv":
+            key, value = data[i], data[i + 1]
+            fields[key] = value if key == "move" else int(value)
+            i += 2
+        fields["pv"] = data[i + 1 :]
+        moves.append(fields)
+    return moves
+
+
+class Clocked(io.StringIO):
+    """An output that remembers when each piece was written."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.times: list[tuple[float, str]] = []
+
+    def write(self, text: str) -> int:
+        self.times.append((time.perf_counter(), text))
+        return super().write(text)
+
+
+def engine(level: str = "mcts-50", **bot_options: object) -> GtpEngine:
+    bot = Bot(get_level(level), evaluator=FixedEvaluator(delay=0.002), **bot_options)
+    return GtpEngine(size=9, bot=bot)
+
+
+def serve_with_pauses(gtp: GtpEngine, script: list[tuple[str, float]]) -> tuple[Clocked, dict[str, float]]:
+    """Serve ``script`` (each line sent after its pause in seconds); return the output and when
+    each line was sent."""
+    sent: dict[str, float] = {}
+
+    def lines() -> Iterator[bytes]:
+        for line, pause in script:
+            time.sleep(pause)
+            sent[line] = time.perf_counter()
+            yield (line + "\n").encode()
+
+    out = Clocked()
+    gtp.serve(lines(), out)
+    return out, sent
+
+
+def replies(text: str) -> list[str]:
+    return [r for r in text.split("\n\n") if r]
+
+
+def test_lz_analyze_streams_lines_sabaki_and_lizzie_read_until_the_next_command() -> None:
+    gtp = engine()
+    script = [("play b E5", 0), ("1 lz-analyze w 10", 0), ("2 name", 0.6), ("quit", 0)]
+    out, sent = serve_with_pauses(gtp, script)
+    first, analysis, name, _ = replies(out.getvalue())
+    assert first == "= "
+    header, *lines = analysis.split("\n")
+    assert header == "=1" and len(lines) >= 3
+    for line in lines:
+        variations = sabaki_parse(line)
+        assert variations == sorted(variations, key=lambda v: -int(v["visits"]))
+        for order, (sabaki, lizzie) in enumerate(zip(variations, lizzie_parse(line), strict=True)):
+            assert sabaki["move"] == lizzie["move"] and int(sabaki["order"]) == lizzie["order"] == order
+            assert 0 <= lizzie["winrate"] <= 10000 and 0 <= lizzie["prior"] <= 10000
+            assert 0 <= lizzie["lcb"] <= lizzie["winrate"]
+            assert lizzie["pv"][0] == lizzie["move"] and sabaki["pv"].split()[0] == sabaki["move"]
+    assert name == "=2 goweb"
+    answered = next(t for t, text in out.times if text.startswith("=2"))
+    assert answered - sent["2 name"] < 0.3  # the search stopped as soon as the command arrived
+    assert gtp.position.to_play == -1 and len(gtp.position.moves) == 1  # analysis played nothing
+
+
+def test_kata_analyze_reports_floats_and_accepts_katagos_switches() -> None:
+    script = [("kata-analyze b 10 ownership true maxmoves 3", 0), ("name", 0.4)]
+    out, _ = serve_with_pauses(engine(), script)
+    header, *lines = replies(out.getvalue())[0].split("\n")
+    assert header == "=" and lines
+    for line in lines:
+        variations = sabaki_parse(line)
+        assert 1 <= len(variations) <= 3
+        for v in variations:
+            assert "." in v["winrate"] and 0 <= float(v["winrate"]) <= 1  # Sabaki: a float if it has a dot
+            assert 0 <= float(v["prior"]) <= 1 and float(v["lcb"]) <= float(v["winrate"])
+            assert float(v["utility"]) == pytest.approx(2 * float(v["winrate"]) - 1, abs=1e-5)
+
+
+def test_genmove_analyze_reports_then_plays_the_move() -> None:
+    gtp = engine()
+    out, _ = serve_with_pauses(gtp, [("5 kata-genmove_analyze b 1", 0), ("list_stones black", 0)])
+    analysis, stones = replies(out.getvalue())
+    header, *lines, play = analysis.split("\n")
+    assert header == "=5" and lines and all(sabaki_parse(line) for line in lines)
+    assert play.startswith("play ") and stones == f"= {play.split()[1]}"
+
+
+def test_analysis_errors_and_engines_that_cannot_search() -> None:
+    script = [("lz-analyze b 10 avoid b D4 1", 0), ("lz-analyze b 10 maxmoves", 0)]
+    out, _ = serve_with_pauses(engine(), script)
+    assert replies(out.getvalue()) == [
+        "? unsupported analyze argument 'avoid'",
+        "? missing value for 'maxmoves'",
+    ]
+    rules = GtpEngine(size=9)
+    assert "lz-analyze" not in rules.commands and "kata-genmove_analyze" not in rules.commands
+    assert rules.respond("lz-analyze b 10") == "? unknown command\n\n"
+
+
+def test_genmove_keeps_to_the_clocks_share() -> None:
+    gtp = engine("mcts-2s")
+    for line in ("time_settings 0 1 1", "genmove b"):  # byo-yomi: 1 second per move
+        t0 = time.perf_counter()
+        reply = gtp.respond(line)
+        assert reply.startswith("= ")
+    assert time.perf_counter() - t0 < 1.0
+
+
+def test_a_move_takes_its_share_of_the_clock() -> None:
+    assert move_seconds(None, None, 19, 0) is None
+    assert move_seconds((0, 60, 0), None, 19, 0) is None  # byo-yomi without stones: no limit
+    assert move_seconds((0, 10, 1), None, 19, 0) == pytest.approx(9.5)  # Lizzie's 10 s per move
+    assert move_seconds((600, 30, 5), (30, 5), 19, 100) == pytest.approx(5.5)  # in byo-yomi
+    assert move_seconds((1440, 0, 0), None, 19, 0) == pytest.approx(1440 / 144 - 0.5)  # main time
+    assert move_seconds((600, 0, 0), (1, 0), 19, 200) == 0.1  # nearly out of time: the least
+
+
+def test_the_engine_process_streams_and_stops_on_the_next_command(tmp_path: Path) -> None:
+    torch.manual_seed(0)
+    weights = tmp_path / "tiny.pt"
+    config = GoloisConfig(get_feature_set("golois").num_planes, blocks=1, channels=8, value_head=True)
+    checkpoint.save(weights, GoloisNet(config), "tiny")
+    launcher = str(ROOT / "manage.py")  # as GUIs start it, from another directory
+    argv = [sys.executable, launcher, "gtp", "--size", "9", "--level", "mcts-50", "--weights", str(weights)]
+    proc = subprocess.Popen(argv, cwd=tmp_path, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, bufsize=1)  # fmt: skip
+    timer = threading.Timer(60, proc.kill)
+    timer.start()
+    try:
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write("1 lz-analyze 5\n")  # as Lizzie sends it
+        proc.stdin.flush()
+        assert proc.stdout.readline() == "=1\n"
+        assert sabaki_parse(proc.stdout.readline())
+        proc.stdin.write("2 name\n3 quit\n")
+        proc.stdin.flush()
+        rest, errors = proc.communicate(timeout=30)
+    finally:
+        timer.cancel()
+    lines = rest.split("\n")
+    end = lines.index("")  # the empty line that ends the analysis
+    assert all(line.startswith("info move") for line in lines[:end])
+    assert "\n".join(lines[end + 1 :]) == "=2 goweb\n\n=3 \n\n"
+    assert proc.returncode == 0 and "Fatal" not in errors
