@@ -1,115 +1,29 @@
 """Position and game analysis for the web site and the JSON API (no Django here).
 
-Win rates come from an :class:`Evaluator`: today :class:`NetEvaluator` (the policy
-network's value head, and one ply of look-ahead for the candidates); a search can
-replace it later by providing the same ``evaluate`` method and registering it in
-:func:`evaluator`.  Networks are loaded once per process and cached.
+Each position is searched with :mod:`analysis.mcts` to a given number of visits: the root's
+win rate, the best move and each move's visits, win rate and principal variation come from
+the search; the move probabilities (the top 10 drawn on the board, as Barratt & Pan do) come
+from the network's policy.  The evaluator is shared (``analysis.networks.search_evaluator``),
+so its cache carries over between the positions of a game.
 
-All coordinates in the results are GTP (``Q16``, ``pass``); win rates are
-probabilities in [0, 1].
+All coordinates in the results are GTP (``Q16``, ``pass``); win rates are probabilities in
+[0, 1] for the player named, by default the player to move.  What the analysis of a whole game
+says (its mistakes, the analysed SGF) is in :mod:`analysis.review_report`.
 """
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
-from itertools import pairwise
-from pathlib import Path
-from typing import Protocol
+from collections.abc import Iterator, Sequence
 
 import numpy as np
-import torch
 
-from analysis.bot.policy import PolicyNet
-from analysis.features import FeatureContext, get_feature_set
 from analysis.go.coords import BLACK, WHITE, from_gtp, parse_color, to_gtp
 from analysis.go.position import IllegalMoveError, Position
 from analysis.go.sgf import GameRecord
-from analysis.nets import checkpoint
+from analysis.mcts import Candidate, Evaluator, Search, SearchConfig
 
 TOP_MOVES = 10
-
-
-@dataclass(frozen=True)
-class Evaluation:
-    """The network's view of one position: move probabilities and the mover's win rate."""
-
-    policy: np.ndarray  # (n*n + 1,), pass last
-    winrate: float | None  # for the player to move, None without a value head
-
-
-class Evaluator(Protocol):
-    """Anything that evaluates positions (the network today, a search later)."""
-
-    def evaluate(self, positions: Sequence[Position]) -> list[Evaluation]:
-        """Return one Evaluation per position (all of one board size)."""
-
-
-class NetEvaluator:
-    """Raw network evaluation: policy head and value head."""
-
-    def __init__(self, net: PolicyNet) -> None:
-        self.net = net
-        self.lock = threading.Lock()  # torch modules are not meant to be shared by threads mid-call
-
-    def evaluate(self, positions: Sequence[Position]) -> list[Evaluation]:
-        """Return one Evaluation per position."""
-        with self.lock:
-            probs, wins = self.net.evaluate(list(positions))
-        return [
-            Evaluation(probs[i], None if wins is None else float(wins[i])) for i in range(len(positions))
-        ]
-
-
-class BackpredNet:
-    """A back-prediction network: which move most likely led to this position."""
-
-    def __init__(self, model: torch.nn.Module) -> None:
-        self.model = model.eval()
-        self.features = get_feature_set(model.config.feature_set)
-        self.lock = threading.Lock()
-
-    @torch.inference_mode()
-    def heatmap(self, position: Position) -> list[float]:
-        """Return the probability of each point (n*n, row-major) having been the last move."""
-        inputs = torch.from_numpy(self.features.extract_batch([FeatureContext(position)]))
-        mover = -position.to_play
-        mask = np.append(position.stones().ravel() == mover, True)
-        with self.lock:
-            logits, _ = self.model(inputs, torch.from_numpy(mask[None, :]))
-        probs = torch.softmax(logits[:, 0].float(), dim=1)[0, :-1].numpy()
-        return [round(float(p), 4) for p in probs]
-
-
-_cache: dict[tuple[str, str], object] = {}
-_cache_lock = threading.RLock()
-
-
-def _cached(kind: str, path: Path, factory: Callable[[], object]) -> object:
-    """Return the process-wide object ``kind`` for ``path``, made by ``factory`` on first use."""
-    key = (kind, str(path))
-    with _cache_lock:
-        if key not in _cache:
-            _cache[key] = factory()
-        return _cache[key]
-
-
-def policy_net(weights: Path = checkpoint.DEFAULT_WEIGHTS) -> PolicyNet:
-    """Return the policy network at ``weights``, loaded once per process."""
-    return _cached("policy", Path(weights), lambda: PolicyNet(checkpoint.load_model(weights)[0]))
-
-
-def evaluator(weights: Path = checkpoint.DEFAULT_WEIGHTS) -> Evaluator:
-    """Return the process's evaluator (the swap point for a search-based evaluator)."""
-    return _cached("evaluator", Path(weights), lambda: NetEvaluator(policy_net(weights)))
-
-
-def backpred_net(weights: Path) -> BackpredNet | None:
-    """Return the back-prediction network at ``weights``, or None when the file does not exist."""
-    if not Path(weights).exists():
-        return None
-    return _cached("backpred", Path(weights), lambda: BackpredNet(checkpoint.load_model(weights)[0]))
+PV_LENGTH = 20
 
 
 def build_position(
@@ -151,56 +65,69 @@ def _color_point(item: Sequence[str], size: int, where: str) -> tuple[int, int]:
         raise ValueError(f"{where}: {e}") from None
 
 
-def black_winrate(winrate: float | None, to_play: int) -> float | None:
-    """Return the mover's win rate seen from black."""
-    if winrate is None:
-        return None
+def black_winrate(winrate: float, to_play: int) -> float:
+    """Return the win rate of the player ``to_play`` seen from black."""
     return winrate if to_play == BLACK else 1.0 - winrate
 
 
-def analyze_position(
-    position: Position, engine: Evaluator, top: int = TOP_MOVES, include_policy: bool = False
-) -> dict:
-    """Return the top candidate moves with priors and one-ply win rates, and the root win rate.
+def _move_info(point: int, order: int, prior: float, searched: Candidate | None, size: int) -> dict:
+    """Return one move's JSON: its prior, and the search's visits, win rate and PV (if visited)."""
+    pv = searched.pv[:PV_LENGTH] if searched is not None else (point,)
+    return {
+        "move": to_gtp(point, size),
+        "order": order,
+        "prior": round(prior, 5),
+        "visits": searched.visits if searched is not None else 0,
+        "winrate": round(searched.winrate, 4) if searched is not None else None,
+        "pv": [to_gtp(p, size) for p in pv],
+    }
 
-    Each candidate has ``move``, ``order`` (0 = best prior), ``prior``, ``winrate`` (for the
-    player to move after playing it, from the child's evaluation) and ``pv`` (the move and the
-    network's best reply).
+
+def analyze_position(
+    position: Position,
+    evaluator: Evaluator,
+    visits: int,
+    top: int = TOP_MOVES,
+    include_policy: bool = False,
+    include_search: bool = False,
+) -> dict:
+    """Search ``position`` for ``visits`` visits (at least the root's own) and return its analysis.
+
+    - ``to_play``, ``winrate`` (the search's, for the player to move), ``black_winrate``,
+      ``visits`` (the root's) and ``best`` (the most visited move);
+    - ``candidates``: the policy's ``top`` moves, best prior first: ``move``, ``order`` (0 = the
+      highest prior), ``prior``, ``visits``, ``winrate`` (the search's for the player who plays
+      the move, None when it was not visited) and ``pv`` (the search's line from that move);
+    - ``moves`` (with ``include_search``): every move the search visited, most visited first,
+      with the same fields and ``order`` their rank by visits (KataGo's ``moveInfos``);
+    - ``policy`` (with ``include_policy``): the network's ``size*size + 1`` probabilities.
+
+    Raises whatever the evaluator raises.
     """
     size = position.size
-    root = engine.evaluate([position])[0]
-    order = [int(p) for p in np.argsort(-root.policy, kind="stable")[:top] if root.policy[p] > 0]
-    children = []
-    for point in order:
-        child = position.copy()
-        child.play(point)
-        children.append(child)
-    child_evals = engine.evaluate(children) if children else []
-    candidates = []
-    for rank, (point, child_eval) in enumerate(zip(order, child_evals, strict=True)):
-        reply = int(np.argmax(child_eval.policy))
-        candidates.append(
-            {
-                "move": to_gtp(point, size),
-                "order": rank,
-                "prior": round(float(root.policy[point]), 5),
-                "winrate": None if child_eval.winrate is None else round(1.0 - child_eval.winrate, 4),
-                "pv": [to_gtp(point, size), to_gtp(reply, size)],
-            }
-        )
-    result = {
+    result = Search(position, evaluator, SearchConfig.analysis()).run(max_visits=max(1, visits))
+    policy = evaluator.evaluate([position])[0][0]  # the root's, from the evaluator's cache
+    searched = {c.move: c for c in result.candidates}
+    order = [int(p) for p in np.argsort(-policy, kind="stable")[:top] if policy[p] > 0]
+    analysis = {
         "to_play": "B" if position.to_play == BLACK else "W",
-        "winrate": None if root.winrate is None else round(root.winrate, 4),
-        "black_winrate": _round(black_winrate(root.winrate, position.to_play)),
-        "candidates": candidates,
+        "winrate": round(result.winrate, 4),
+        "black_winrate": round(black_winrate(result.winrate, position.to_play), 4),
+        "visits": result.visits,
+        "best": to_gtp(result.best, size),
+        "candidates": [
+            _move_info(point, rank, float(policy[point]), searched.get(point), size)
+            for rank, point in enumerate(order)
+        ],
     }
+    if include_search:
+        analysis["moves"] = [
+            _move_info(c.move, rank, float(policy[c.move]), c, size)
+            for rank, c in enumerate(result.candidates)
+        ]
     if include_policy:
-        result["policy"] = [round(float(p), 5) for p in root.policy]
-    return result
-
-
-def _round(value: float | None) -> float | None:
-    return None if value is None else round(value, 4)
+        analysis["policy"] = [round(float(p), 5) for p in policy]
+    return analysis
 
 
 def move_rank(policy: np.ndarray, point: int) -> int:
@@ -208,8 +135,8 @@ def move_rank(policy: np.ndarray, point: int) -> int:
     return int((policy > policy[point]).sum()) + 1
 
 
-def game_positions(record: GameRecord) -> Iterator[tuple[Position, tuple[int, int] | None]]:
-    """Yield (position after k moves, the next move played or None) for k = 0..number of moves.
+def game_positions(record: GameRecord, start: int = 0) -> Iterator[tuple[Position, tuple[int, int] | None]]:
+    """Yield (position after k moves, the next move played or None) for k = start..number of moves.
 
     Setup stones are applied as :func:`analysis.go.sgf.replay` does.  Raises SgfError for an
     illegal move (the record is checked when it is stored, so this should not happen).
@@ -217,19 +144,21 @@ def game_positions(record: GameRecord) -> Iterator[tuple[Position, tuple[int, in
     from analysis.go.sgf import replay
 
     moves = record.main_line_moves()
-    position = replay(record, upto=0)
-    for k in range(len(moves) + 1):
+    position = replay(record, upto=start)
+    for k in range(start, len(moves) + 1):
         yield position, (moves[k] if k < len(moves) else None)
         if k < len(moves):
             position = replay(record, upto=k + 1)
 
 
 def analyze_game_position(
-    position: Position, next_move: tuple[int, int] | None, move_number: int, engine: Evaluator
+    position: Position, next_move: tuple[int, int] | None, move_number: int, evaluator: Evaluator, visits: int
 ) -> dict:
-    """Return the stored whole-game analysis entry of one position (see ``docs/protocol.md``)."""
+    """Return the stored whole-game analysis entry of one position (see ``docs/protocol.md``):
+    :func:`analyze_position` without the policy, plus ``move_number``, and the move ``played``
+    next with its policy rank (``played_rank``, 1 = the network's first choice) and prior."""
     size = position.size
-    analysis = analyze_position(position, engine, include_policy=True)
+    analysis = analyze_position(position, evaluator, visits, include_policy=True)
     policy = np.asarray(analysis.pop("policy"))
     entry = {"move_number": move_number, **analysis, "played": None, "played_rank": None}
     if next_move is not None:
@@ -238,57 +167,3 @@ def analyze_game_position(
         entry["played_rank"] = move_rank(policy, point)
         entry["played_prior"] = round(float(policy[point]), 5)
     return entry
-
-
-def mistakes(results: Sequence[dict], limit: int = 10) -> list[dict]:
-    """Return the moves that lost the most win rate for their player, worst first.
-
-    ``results[k]`` is the entry of the position after k moves; move k+1 is ``results[k]["played"]``
-    and its loss is the mover's win rate before it minus after it.
-    """
-    out = []
-    for before, after in pairwise(results):
-        if before.get("played") is None or before["black_winrate"] is None or after["black_winrate"] is None:
-            continue
-        sign = 1 if before["to_play"] == "B" else -1
-        loss = sign * (before["black_winrate"] - after["black_winrate"])
-        if loss > 0:
-            out.append(
-                {
-                    "move_number": before["move_number"] + 1,
-                    "color": before["to_play"],
-                    "move": before["played"],
-                    "loss": round(loss, 4),
-                    "best": before["candidates"][0]["move"] if before["candidates"] else None,
-                }
-            )
-    out.sort(key=lambda m: -m["loss"])
-    return out[:limit]
-
-
-def annotate(record: GameRecord, results: Sequence[dict]) -> None:
-    """Write analysis into the record's main line: comments and Sabaki's ``SBKV`` (black win %).
-
-    The comment of the node after move k describes the position after move k; existing comments
-    are kept above the analysis.
-    """
-    nodes = [record.root]
-    nodes.extend(node for node in record.main_line() if node.has_move())
-    worst = {m["move_number"]: m for m in mistakes(results, limit=len(results))}
-    for entry in results:
-        k = entry["move_number"]
-        if k >= len(nodes):
-            break
-        node = nodes[k]
-        lines = []
-        if entry["black_winrate"] is not None:
-            lines.append(f"Black win rate: {100 * entry['black_winrate']:.1f}%")
-            node.set("SBKV", f"{100 * entry['black_winrate']:.2f}")
-        if k in worst and worst[k]["loss"] >= 0.05:
-            lines.append(f"Mistake: lost {100 * worst[k]['loss']:.1f}%; best was {worst[k]['best']}")
-        top = ", ".join(f"{c['move']} {100 * c['prior']:.1f}%" for c in entry["candidates"][:5])
-        lines.append(f"Candidates for {entry['to_play']}: {top}")
-        if entry.get("played_rank"):
-            lines.append(f"Played {entry['played']}: policy rank {entry['played_rank']}")
-        old = node.comment
-        node.set_comment("\n".join(([old, ""] if old else []) + lines))

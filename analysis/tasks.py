@@ -3,48 +3,86 @@
 Arguments and results are plain JSON.  Results reach the browser through the channel layer
 (:mod:`frontend.services.notify`), so the same code serves Celery workers and the embedded
 in-process mode (:mod:`frontend.services.dispatch`).  Networks are loaded once per process
-(:mod:`analysis.review` caches them).
+(:mod:`analysis.networks`), and torch uses ``GOWEB_TORCH_THREADS`` threads in it.
+
+Every task is acknowledged late: a worker that dies leaves its message to the broker, which
+hands it to another worker (after ``GOWEB_TASK_VISIBILITY_TIMEOUT`` with Redis).  A whole-game
+analysis runs ``GOWEB_REVIEW_CHUNK`` positions per message and saves them before queueing the
+rest, so a redelivered message resumes where the last saved chunk ended.
 """
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections import OrderedDict
 
+import torch
 from celery import shared_task
+from celery.signals import worker_process_init
 from django.conf import settings
 from django.db import OperationalError
 
-from analysis import ladder, review
+from analysis import ladder, networks, review
 from analysis.bot.levels import get_level
 from analysis.bot.player import Bot
 from analysis.go.coords import to_gtp
-from analysis.go.sgf import read_sgf
-from frontend.models import Analysis, Game
-from frontend.services import games, notify
+from frontend.models import Game
+from frontend.services import game_analysis, games, notify
 
-SAVE_EVERY = 10
 MAX_BOTS = 64
 
-_bots: OrderedDict[tuple[int, str], Bot] = OrderedDict()
+_bots: OrderedDict[tuple[int, str], tuple[Bot, threading.Lock]] = OrderedDict()
 _bots_lock = threading.Lock()
 
 
-def _bot(game_id: int, level: str) -> Bot:
-    """Return this process's bot for a game (it remembers its win rates, to resign)."""
+@functools.cache
+def _limit_torch_threads(threads: int) -> None:
+    """Let torch use ``threads`` threads in this process (set once)."""
+    torch.set_num_threads(threads)
+
+
+def _evaluator() -> networks.LockedEvaluator:
+    """Return this process's search evaluator."""
+    _limit_torch_threads(settings.GOWEB_TORCH_THREADS)
+    return networks.search_evaluator(settings.GOWEB_WEIGHTS)
+
+
+@worker_process_init.connect
+def _load_networks(**kwargs: object) -> None:
+    """Load the network when a worker process starts (and choose its precision on a 19x19 batch),
+    so that the first task does not wait for it."""
+    _evaluator().evaluate([review.build_position(19, 7.5)])
+
+
+def _bot(game_id: int, level: str) -> tuple[Bot, threading.Lock]:
+    """Return this process's bot for a game (it keeps its win rates, to resign, and its search tree)
+    and the lock to hold while it thinks.  Search levels share the process's evaluator."""
     key = (game_id, level)
     with _bots_lock:
         if key not in _bots:
             lvl = get_level(level)
-            net = review.policy_net(settings.GOWEB_WEIGHTS) if lvl.kind != "rules" else None
-            _bots[key] = Bot(lvl, net, seed=game_id)
+            net = evaluator = None
+            if lvl.kind != "rules":
+                _limit_torch_threads(settings.GOWEB_TORCH_THREADS)
+                net = networks.policy_net(settings.GOWEB_WEIGHTS)
+            if lvl.kind == "mcts":
+                evaluator = _evaluator()
+            _bots[key] = (Bot(lvl, net, seed=game_id, evaluator=evaluator), threading.Lock())
             while len(_bots) > MAX_BOTS:
                 _bots.popitem(last=False)
         _bots.move_to_end(key)
         return _bots[key]
 
 
-@shared_task(bind=True, acks_late=True, autoretry_for=(OperationalError,), retry_backoff=True, max_retries=3)
+@shared_task(
+    bind=True,
+    acks_late=True,
+    reject_on_worker_lost=True,
+    autoretry_for=(OperationalError,),
+    retry_backoff=True,
+    max_retries=3,
+)
 def bot_move(self, game_id: int, expected_moves: int) -> dict:
     """Play the bot's move in game ``game_id`` if it still has ``expected_moves`` moves; broadcast the state.
 
@@ -55,7 +93,9 @@ def bot_move(self, game_id: int, expected_moves: int) -> dict:
     position = games.position_of(game)
     if len(position.moves) != expected_moves or not games.is_bot_turn(game):
         return {"skipped": "the game changed since the move was requested"}
-    decision = _bot(game_id, game.bot_level).choose(position)
+    bot, thinking = _bot(game_id, game.bot_level)
+    with thinking:
+        decision = bot.choose(position)
     with games.locked(game_id) as game:
         if len(games.position_of(game).moves) != expected_moves or not games.is_bot_turn(game):
             return {"skipped": "the game changed while the bot was thinking"}
@@ -69,77 +109,81 @@ def bot_move(self, game_id: int, expected_moves: int) -> dict:
     return {"move": move}
 
 
-@shared_task(bind=True, acks_late=True, max_retries=2)
-def analyze_position(self, query: dict, reply_channel: str | None = None) -> dict:
-    """Analyse one position and return (and send to ``reply_channel``) an ``analysis`` message.
-
-    ``query``: ``size``, ``komi``, ``moves`` and ``initial_stones`` (``[colour, GTP]`` pairs),
-    optional ``move_number`` (echoed back), ``ladders`` and ``backpred`` (booleans).
-    """
+def _position_analysis(query: dict) -> dict:
+    """Return the ``analysis`` message of :func:`analyze_position`'s query."""
     position = review.build_position(
-        query["size"], query["komi"], query.get("moves", ()), query.get("initial_stones", ())
+        query["size"],
+        query["komi"],
+        query.get("moves", ()),
+        query.get("initial_stones", ()),
+        superko=query.get("superko", False),
+    )
+    visits = query.get("visits", settings.GOWEB_REVIEW_VISITS)
+    analysis = review.analyze_position(
+        position, _evaluator(), visits, include_policy=True, include_search=query.get("search", False)
     )
     result = {
         "type": "analysis",
         "move_number": query.get("move_number", len(position.moves)),
-        **review.analyze_position(position, review.evaluator(settings.GOWEB_WEIGHTS), include_policy=True),
+        **analysis,
         "ladders": ladder.overlay(position) if query.get("ladders", True) else None,
         "backpred": None,
     }
     if query.get("backpred", True):
-        net = review.backpred_net(settings.GOWEB_BACKPRED_WEIGHTS)
+        net = networks.backpred_net(settings.GOWEB_BACKPRED_WEIGHTS)
         result["backpred"] = net.heatmap(position) if net is not None and position.moves else None
+    return result
+
+
+@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=2)
+def analyze_position(self, query: dict, reply_channel: str | None = None) -> dict:
+    """Search one position and return (and send to ``reply_channel``) an ``analysis`` message.
+
+    ``query``: ``size``, ``komi``, ``moves`` and ``initial_stones`` (``[colour, GTP]`` pairs),
+    optional ``superko`` (bool), ``visits`` (default ``GOWEB_REVIEW_VISITS``), ``move_number``
+    (echoed back), ``ladders`` and ``backpred`` (bools, default true) and ``search`` (bool: add
+    every visited move as ``moves``).  If the analysis fails, ``reply_channel`` gets an ``error``
+    message and the exception propagates.
+    """
+    try:
+        result = _position_analysis(query)
+    except Exception as exc:
+        if reply_channel:
+            notify.to_channel(reply_channel, {"type": "error", "message": f"analysis failed: {exc}"})
+        raise
     if reply_channel:
         notify.to_channel(reply_channel, result)
     return result
 
 
 @shared_task(
-    bind=True, acks_late=True, autoretry_for=(OperationalError,), retry_backoff=True, max_retries=3
+    bind=True,
+    acks_late=True,
+    reject_on_worker_lost=True,
+    autoretry_for=(OperationalError,),
+    retry_backoff=True,
+    max_retries=3,
 )
 def analyze_game(self, analysis_id: int) -> dict:
-    """Analyse every position of a game, streaming ``progress`` to its board group; cancellable.
+    """Analyse a game's positions ``GOWEB_REVIEW_CHUNK`` at a time, streaming ``progress`` to its board.
 
-    Results are saved into the Analysis as they come, so a retried or re-delivered task resumes
-    where the last one stopped.  Sets ``cancel_requested`` on the row to stop it.
+    On a worker each message runs one chunk, then queues the next one as a new message; in-process
+    (eager) the chunks run one after the other.  Returns the last chunk's outcome (``status`` and
+    ``done``).  A failure other than a database error marks the analysis failed, tells the board
+    and propagates.
     """
-    analysis = Analysis.objects.select_related("game").get(pk=analysis_id)
-    if not analysis.active:
-        return {"status": analysis.status}
-    game_id = analysis.game_id
-    record = read_sgf(analysis.game.sgf)
-    engine = review.evaluator(settings.GOWEB_WEIGHTS)
-    results = list(analysis.results)
-    total = len(record.main_line_moves()) + 1
-    Analysis.objects.filter(pk=analysis_id).update(status=Analysis.Status.RUNNING, total=total)
-    try:
-        for k, (position, next_move) in enumerate(review.game_positions(record)):
-            if k < len(results):
-                continue
-            if Analysis.objects.filter(pk=analysis_id, cancel_requested=True).exists():
-                Analysis.objects.filter(pk=analysis_id).update(
-                    status=Analysis.Status.CANCELLED, results=results
-                )
-                notify.to_group(game_id, {"type": "analysis_cancelled", "analysis": analysis_id, "done": k})
-                return {"status": Analysis.Status.CANCELLED, "done": k}
-            entry = review.analyze_game_position(position, next_move, k, engine)
-            results.append(entry)
-            if len(results) % SAVE_EVERY == 0:
-                Analysis.objects.filter(pk=analysis_id).update(results=results)
-            notify.to_group(
-                game_id,
-                {"type": "progress", "analysis": analysis_id, "done": k + 1, "total": total, "entry": entry},
+    while True:
+        try:
+            outcome = game_analysis.run_chunk(
+                analysis_id, _evaluator(), settings.GOWEB_REVIEW_VISITS, settings.GOWEB_REVIEW_CHUNK
             )
-    except OperationalError:
-        Analysis.objects.filter(pk=analysis_id).update(results=results)
-        raise
-    except Exception as exc:
-        Analysis.objects.filter(pk=analysis_id).update(status=Analysis.Status.FAILED, error=str(exc))
-        notify.to_group(game_id, {"type": "error", "message": f"analysis failed: {exc}"})
-        raise
-    Analysis.objects.filter(pk=analysis_id).update(status=Analysis.Status.DONE, results=results)
-    notify.to_group(
-        game_id,
-        {"type": "analysis_done", "analysis": analysis_id, "mistakes": review.mistakes(results)},
-    )
-    return {"status": Analysis.Status.DONE, "done": len(results)}
+        except OperationalError:
+            raise
+        except Exception as exc:
+            game_analysis.fail(analysis_id, exc)
+            raise
+        if not outcome.more:
+            return outcome.as_json()
+        if not self.request.is_eager:
+            analyze_game.apply_async(args=(analysis_id,))
+            return outcome.as_json()

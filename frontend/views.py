@@ -6,20 +6,23 @@ Games belong to the session that created them: any other session gets 403 with a
 import importlib
 import json
 
+from asgiref.sync import sync_to_async
+from django.conf import settings
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
+from analysis import tasks
 from analysis.bot.levels import LEVELS
 from analysis.features import FEATURE_SETS
 from analysis.go.scoring import rules_kind
 from analysis.go.sgf import read_sgf, write_sgf
-from analysis.review import annotate
+from analysis.review_report import annotate
 from frontend.forms import NewGameForm, ReviewForm
 from frontend.models import Game
-from frontend.services import api, games, ratelimit
+from frontend.services import api, dispatch, games, ratelimit
 
 ENGINE_MODULE = "analysis.go._board"
 
@@ -149,19 +152,27 @@ def delete_game(request: HttpRequest, pk: int) -> HttpResponse:
 
 @csrf_exempt
 @require_POST
-def api_analyze(request: HttpRequest) -> JsonResponse:
-    """KataGo-analysis-style JSON query in, network analysis out (see docs/api.md)."""
+async def api_analyze(request: HttpRequest) -> JsonResponse:
+    """KataGo-analysis-style JSON query in, search analysis out (see docs/api.md).
+
+    The search runs as ``analysis.tasks.analyze_position`` (on a worker when there is a broker), so
+    the web process only waits: 504 when no answer comes within ``GOWEB_API_TIMEOUT`` seconds.
+    """
     client = request.META.get("REMOTE_ADDR", "unknown")
-    if not ratelimit.allow("api", client):
+    if not await sync_to_async(ratelimit.allow)("api", client):
         return JsonResponse({"error": "rate limit exceeded; try again later"}, status=429)
     try:
-        query = json.loads(request.body)
-    except (ValueError, RecursionError):
-        return JsonResponse({"error": "the body is not valid JSON"}, status=400)
+        job = api.parse(json.loads(request.body))
+    except (ValueError, RecursionError) as e:
+        message = str(e) if isinstance(e, api.ApiError) else "the body is not valid JSON"
+        return JsonResponse({"error": message}, status=400)
     try:
-        return JsonResponse(api.analyze(query))
-    except api.ApiError as e:
-        return JsonResponse({"error": str(e)}, status=400)
+        analysis = await dispatch.ask(tasks.analyze_position, job.task_query, settings.GOWEB_API_TIMEOUT)
+    except TimeoutError:
+        return JsonResponse({"error": "no analysis came back in time; try fewer visits or later"}, status=504)
+    if analysis["type"] == "error":
+        return JsonResponse({"error": analysis["message"]}, status=500)
+    return JsonResponse(api.response(job, analysis))
 
 
 @require_safe

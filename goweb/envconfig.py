@@ -14,6 +14,10 @@ from django.core.exceptions import ImproperlyConfigured
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off"}
 _POSTGRES_SCHEMES = {"postgres", "postgresql"}
+# Several processes (web server, workers) and threads share the SQLite file: write-ahead logging
+# lets readers go on during a write, and transactions that will write take the lock when they
+# begin (a read lock upgraded later fails at once instead of waiting its turn).
+SQLITE_OPTIONS = {"init_command": "PRAGMA journal_mode=WAL;", "transaction_mode": "IMMEDIATE", "timeout": 20}
 
 
 def env_str(name: str, default: str | None = None) -> str | None:
@@ -54,13 +58,14 @@ def env_list(name: str, default: list[str]) -> list[str]:
 
 
 def database_config(url: str | None, sqlite_path: Path) -> dict[str, Any]:
-    """Return one ``DATABASES`` entry: SQLite at ``sqlite_path`` without a URL, else PostgreSQL.
+    """Return one ``DATABASES`` entry: SQLite at ``sqlite_path`` (``SQLITE_OPTIONS``) without a URL,
+    else PostgreSQL.
 
     The URL has the form ``postgres://user[:password]@host[:port]/name[?option=value...]``;
     query parameters become connection ``OPTIONS`` (for example ``sslmode=require``).
     """
     if not url:
-        return {"ENGINE": "django.db.backends.sqlite3", "NAME": str(sqlite_path)}
+        return {"ENGINE": "django.db.backends.sqlite3", "NAME": str(sqlite_path), "OPTIONS": SQLITE_OPTIONS}
     parts = urlsplit(url)
     if parts.scheme not in _POSTGRES_SCHEMES:
         raise ImproperlyConfigured(f"DATABASE_URL scheme {parts.scheme!r} is not supported; use postgres://")
@@ -91,3 +96,21 @@ def channel_layers_config(redis_url: str | None) -> dict[str, Any]:
             }
         }
     return {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+
+
+def caches_config(redis_url: str | None) -> dict[str, Any]:
+    """Return ``CACHES``: Redis when ``redis_url`` is given (shared by every web process, so rate
+    limits hold across them), else the process's local memory."""
+    if redis_url:
+        return {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": redis_url}}
+    return {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
+
+def broker_transport_options(visibility_timeout: int) -> dict[str, Any]:
+    """Return Celery's Redis transport options: a message unacknowledged for ``visibility_timeout``
+    seconds (its worker died) goes back to the queue, checked for every tenth of that time."""
+    return {
+        "visibility_timeout": visibility_timeout,
+        "unacked_restore_interval": max(1, visibility_timeout // 10),
+        "unacked_restore_throttle": 1,
+    }

@@ -1,90 +1,269 @@
-"""One end-to-end test in Chromium: a move on the board, the bot's reply over the websocket.
+"""End-to-end tests in Chromium (Playwright) against the site served by daphne in the embedded mode.
 
 pytest-django's ``live_server`` does not speak websockets, so daphne serves the site from a
-subprocess on a free port with its own SQLite file.
+subprocess on a free port with its own SQLite file (analysis in-process, small searches).  Every
+test keeps a screenshot in ``test-artifacts/screenshots/`` at the repository root.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
-import socket
+import sqlite3
 import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from analysis.bench.webstack import free_port
+
 CHROMIUM = "/usr/bin/chromium"
 ROOT = Path(__file__).resolve().parent.parent
+SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"
+PHONE = {"width": 390, "height": 844}
 
 pytestmark = pytest.mark.skipif(not shutil.which(CHROMIUM), reason=f"{CHROMIUM} is not installed")
 
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+# White C3 in a ladder on 9x9 (black to play captures it by chasing it to the top right).
+LADDER_SGF = "(;GM[1]FF[4]SZ[9]KM[7.5]AB[bg][ch][dh]AW[cg]PL[B];B[ee];W[cc])"
+REVIEW_SGF = "(;GM[1]FF[4]SZ[9]KM[7.5]RE[B+R];B[ee];W[cc];B[gc];W[cg];B[gg];W[dd];B[ge])"
 
 
-@pytest.fixture
-def server(tmp_path: Path):
-    """Migrate a fresh SQLite file and serve the ASGI app with daphne; yield the base URL."""
-    env = {**os.environ, "GOWEB_SQLITE_PATH": str(tmp_path / "site.sqlite3"), "DJANGO_DEBUG": "1"}
-    for name in ("REDIS_URL", "CELERY_BROKER_URL", "DATABASE_URL"):
-        env.pop(name, None)
-    subprocess.run(
-        [sys.executable, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=env, check=True
-    )
-    port = _free_port()
-    log = (tmp_path / "daphne.log").open("w")
-    daphne = [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "goweb.asgi:application"]
-    process = subprocess.Popen(daphne, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(100):
+class Site:
+    """The site served by daphne from a subprocess; ``restart`` stops and starts it on the same port."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self.database = directory / "site.sqlite3"
+        self.env = {
+            **os.environ,
+            "GOWEB_SQLITE_PATH": str(self.database),
+            "DJANGO_DEBUG": "1",
+            "GOWEB_REVIEW_VISITS": "8",
+        }
+        for name in ("REDIS_URL", "CELERY_BROKER_URL", "DATABASE_URL"):
+            self.env.pop(name, None)
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.process: subprocess.Popen | None = None
+        subprocess.run(
+            [sys.executable, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=self.env, check=True
+        )
+
+    def start(self) -> None:
+        daphne = [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(self.port)]
+        log = (self.directory / "daphne.log").open("a")
+        self.process = subprocess.Popen(
+            [*daphne, "goweb.asgi:application"], cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT
+        )
+        log.close()
+        for _ in range(200):
             try:
-                urllib.request.urlopen(base + "/healthz", timeout=1)
-                break
+                urllib.request.urlopen(self.url + "/healthz", timeout=1)
+                return
             except OSError:
                 time.sleep(0.1)
-        yield base
+        raise RuntimeError("daphne did not start")
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.process.terminate()
+            self.process.wait(timeout=20)
+
+    def restart(self) -> None:
+        self.stop()
+        self.start()
+
+    def set_sgf(self, game_id: int, sgf: str) -> None:
+        """Replace a game's record behind the site's back (to start from a given position)."""
+        with sqlite3.connect(self.database) as db:
+            db.execute("UPDATE frontend_game SET sgf = ? WHERE id = ?", (sgf, game_id))
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
+    served = Site(tmp_path_factory.mktemp("site"))
+    served.start()
+    try:
+        yield served
     finally:
-        process.terminate()
-        process.wait(timeout=20)
-        log.close()
+        served.stop()
 
 
-def test_play_a_move_and_see_the_bot_reply(server: str) -> None:
+@pytest.fixture(scope="module")
+def browser():
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-        )
+        args = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+        chromium = p.chromium.launch(executable_path=CHROMIUM, args=args)
         try:
-            page = browser.new_page(viewport={"width": 900, "height": 800})
-            errors: list[str] = []
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            page.goto(server + "/new")
-            page.select_option("#id_size", "9")
-            page.select_option("#id_bot_level", "rules")
-            page.click("button[type=submit]")
-            page.wait_for_selector("#goban .grid")
-            page.wait_for_function("document.getElementById('status').textContent.startsWith('Your move')")
-            box = page.locator("#goban").bounding_box()
-            step = box["width"] / (9 + 1.6)  # the viewBox spans 9 + 1.6 points
-            page.mouse.click(box["x"] + (4 + 1.3) * step, box["y"] + (4 + 1.3) * step)  # E5
-            page.wait_for_function(
-                "document.querySelectorAll('#goban .stone.black:not(.ghost)').length === 1"
-                " && document.querySelectorAll('#goban .stone.white:not(.ghost)').length === 1",
-                timeout=20000,
-            )
-            assert page.locator("#status").inner_text().startswith("Your move (Black), move 3")
-            assert page.locator("#goban .last").count() == 1
-            assert errors == []
+            yield chromium
         finally:
-            browser.close()
+            chromium.close()
+
+
+@pytest.fixture
+def page(browser, request):
+    """A fresh browser session (its own cookies); fails the test on any JavaScript error; keeps a
+    screenshot of the last page in test-artifacts/screenshots/<test name>.png."""
+    context = browser.new_context(viewport={"width": 1000, "height": 800})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        yield page
+        assert errors == []
+    finally:
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SCREENSHOTS / f"{request.node.name}.png"), full_page=True)
+        context.close()
+
+
+def new_game(page, site: Site, **choices: str) -> int:
+    """Start a 9x9 game against the rules bot from the form; return its id once the board is drawn."""
+    page.goto(site.url + "/new")
+    page.select_option("#id_size", choices.get("size", "9"))
+    page.select_option("#id_bot_level", choices.get("level", "rules"))
+    page.click("button[type=submit]")
+    page.wait_for_selector("#goban .grid")
+    return int(page.url.rstrip("/").rsplit("/", 1)[1])
+
+
+def click_point(page, vertex: str, size: int = 9) -> None:
+    """Click a board point given as a GTP vertex."""
+    col, row = "ABCDEFGHJ".index(vertex[0]), size - int(vertex[1:])
+    box = page.locator("#goban").bounding_box()
+    step = box["width"] / (size + 1.6)  # the viewBox spans size + 1.6 points
+    page.mouse.click(box["x"] + (col + 1.3) * step, box["y"] + (row + 1.3) * step)
+
+
+def status_starts(page, text: str, timeout: float = 20000) -> None:
+    """Wait until the status line starts with ``text``."""
+    page.wait_for_function(
+        "(text) => document.getElementById('status').textContent.startsWith(text)", arg=text, timeout=timeout
+    )
+
+
+def stones(page, color: str) -> int:
+    return page.locator(f"#goban .stone.{color}:not(.ghost)").count()
+
+
+def upload(page, site: Site, sgf: str) -> None:
+    page.goto(site.url + "/review")
+    page.fill("#id_text", sgf)
+    page.click("button[type=submit]")
+    page.wait_for_selector("#goban .grid")
+
+
+def test_play_a_move_and_see_the_bot_reply(page, site: Site) -> None:
+    new_game(page, site)
+    status_starts(page, "Your move")
+    click_point(page, "E5")
+    page.wait_for_function(
+        "document.querySelectorAll('#goban .stone.black:not(.ghost)').length === 1"
+        " && document.querySelectorAll('#goban .stone.white:not(.ghost)').length === 1",
+        timeout=20000,
+    )
+    assert page.locator("#status").inner_text().startswith("Your move (Black), move 3")
+    assert page.locator("#goban .last").count() == 1
+
+
+def test_the_game_resumes_after_a_server_restart(page, site: Site) -> None:
+    game_id = new_game(page, site)
+    click_point(page, "E5")
+    status_starts(page, "Your move (Black), move 3")
+    site.restart()
+    page.goto(f"{site.url}/game/{game_id}/")
+    status_starts(page, "Your move (Black), move 3")
+    assert (stones(page, "black"), stones(page, "white")) == (1, 1)
+    click_point(page, "C3")
+    status_starts(page, "Your move (Black), move 5")
+    assert (stones(page, "black"), stones(page, "white")) == (2, 2)
+
+
+def test_at_the_end_dead_stones_are_toggled_and_the_score_shown(page, site: Site) -> None:
+    game_id = new_game(page, site)
+    site.set_sgf(game_id, "(;GM[1]FF[4]SZ[9]KM[7.5]RU[Chinese];B[ee];W[cc];B[gg];W[])")  # the bot passed
+    page.reload()
+    status_starts(page, "Your move")
+    page.click("#pass")
+    status_starts(page, "Both passed")
+    before = page.locator("#score").inner_text()
+    assert before.startswith("Score: black")
+    dead_before = page.locator("#goban .stone.dead").count()
+    click_point(page, "C7")
+    page.wait_for_function(f"document.querySelectorAll('#goban .stone.dead').length !== {dead_before}")
+    assert page.locator("#score").inner_text() != before
+    page.click("#accept")
+    status_starts(page, "Game over:")
+    result = page.locator("#status").inner_text().removeprefix("Game over: ")
+    assert result in page.locator("#score").inner_text()
+
+
+def test_upload_analyse_to_100_percent_and_see_the_win_rate_graph(page, site: Site) -> None:
+    upload(page, site, REVIEW_SGF)
+    page.wait_for_selector("#goban .candidates circle")  # the position analysis of move 0
+    assert page.locator("#goban .played-rank").text_content().startswith("#")  # E5 ringed, with its rank
+    page.click("#analyze-game")
+    status_starts(page, "Analysis complete.", timeout=60000)
+    assert page.locator("#progress").get_attribute("max") == "8"
+    assert page.evaluate("document.getElementById('progress').value") == 8
+    points = page.locator("#graph .graph-line").get_attribute("points").split()
+    assert len(points) == 8
+    mistakes = page.locator("#mistakes").inner_text()
+    assert mistakes.startswith("Move ") or mistakes == "No mistakes found."  # the list is filled in
+    page.locator("#graph").click(position={"x": 5, "y": 5})  # the graph's left end: move 0
+    assert page.locator("#move-label").inner_text() == "0 / 7"
+    page.keyboard.press("End")
+    assert page.locator("#move-label").inner_text() == "7 / 7"
+    page.keyboard.press("ArrowLeft")
+    assert page.locator("#move-label").inner_text() == "6 / 7"
+    assert "search" in page.locator("#played").inner_text()
+    assert page.locator("#candidate-list li").count() == 10
+
+
+def test_feature_plane_viewer_and_ladder_overlay(page, site: Site) -> None:
+    upload(page, site, LADDER_SGF)
+    page.keyboard.press("End")
+    page.check("#show-ladders")
+    page.wait_for_selector("#goban .ladder-path")
+    assert "white C3: capturable" in page.locator("#ladder-info").inner_text()
+    page.select_option("#heatmap", "features")
+    page.wait_for_selector("#goban .heat rect")
+    plane = page.locator("#feature-plane").input_value()
+    description = page.locator("#feature-description").inner_text()
+    page.evaluate("document.activeElement.blur()")  # keys typed into a menu are the menu's
+    page.keyboard.press("]")
+    page.wait_for_function(
+        "(before) => document.getElementById('feature-description').textContent !== before", arg=description
+    )
+    assert page.locator("#feature-plane").input_value() != plane
+    page.select_option("#heatmap", "policy")
+    page.wait_for_selector("#goban .heat rect")
+
+
+@pytest.mark.parametrize("where", ["play", "review", "games"])
+def test_pages_fit_a_phone(browser, site: Site, where: str) -> None:
+    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+    page = context.new_page()
+    try:
+        if where == "review":
+            upload(page, site, REVIEW_SGF)
+        else:
+            new_game(page, site)
+            if where == "games":
+                page.goto(site.url + "/games")
+        scroll_width = page.evaluate("document.documentElement.scrollWidth")
+        assert scroll_width <= PHONE["width"], f"the {where} page scrolls sideways: {scroll_width}px"
+        if where != "games":
+            box = page.locator("#goban").bounding_box()
+            assert box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"] and box["width"] > 300
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SCREENSHOTS / f"phone-{where}.png"), full_page=True)
+    finally:
+        context.close()

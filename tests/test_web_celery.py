@@ -1,11 +1,18 @@
-"""The analysis tasks on a real Celery worker, with Redis as broker, result backend and channel layer."""
+"""The analysis tasks on real Celery workers, with Redis as broker, result backend and channel layer.
+
+The last test runs the whole site (daphne and workers as subprocesses, see analysis.bench.webstack):
+a game is uploaded, its analysis streams over the websocket, and the worker running it is killed
+mid-run; a new worker takes the unacknowledged task over and the analysis resumes and finishes.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import os
+import re
 import subprocess
 import sys
+import time
 import uuid
 from pathlib import Path
 
@@ -13,6 +20,9 @@ import pytest
 import redis
 from celery import Celery
 from channels_redis.core import RedisChannelLayer
+
+from analysis.bench.webclient import SiteSession, receive, send
+from analysis.bench.webstack import WebStack
 
 REDIS_URL = "redis://127.0.0.1:6379/15"
 ROOT = Path(__file__).resolve().parent.parent
@@ -87,3 +97,68 @@ def test_position_analysis_runs_on_a_worker_and_replies_over_the_channel_layer(w
             await layer.close_pools()
 
     asyncio.run(scenario())
+
+
+def wall_game(moves: int) -> str:
+    """Return a legal 19x19 game of ``moves`` moves (black fills row 4, white row 16, no captures)."""
+    letters = "abcdefghijklmnopqrs"
+    nodes = [f";{'BW'[i % 2]}[{letters[i // 2 % 19]}{'dp'[i % 2]}]" for i in range(moves)]
+    return "(;GM[1]FF[4]SZ[19]KM[7.5]" + "".join(nodes) + ")"
+
+
+def test_killed_worker_mid_analysis_the_task_is_redelivered_and_the_analysis_resumes(tmp_path: Path) -> None:
+    env = {
+        "GOWEB_REVIEW_VISITS": "48",
+        "GOWEB_REVIEW_CHUNK": "4",
+        "GOWEB_TASK_VISIBILITY_TIMEOUT": "4",
+        "DJANGO_DEBUG": "0",
+    }
+    moves = 36
+    with WebStack(tmp_path, REDIS_URL, workers=1, env=env) as stack:
+        session = SiteSession(stack.base_url)
+        game_id = session.upload(wall_game(moves))
+
+        async def scenario() -> tuple[list[int], list[int], dict]:
+            async with session.board(game_id) as ws:
+                assert (await receive(ws))["type"] == "state"
+                await send(ws, {"type": "analyze_game"})
+                assert (await receive(ws))["type"] == "analysis_started"
+                before, after = [], []
+                while len(before) < 6:
+                    message = await asyncio.wait_for(receive(ws), 60)
+                    assert message["type"] == "progress", message
+                    before.append(message["entry"]["move_number"])
+                await asyncio.to_thread(stack.kill_worker, 0)
+                killed_at = time.monotonic()
+                stack.start_worker()
+                while True:
+                    message = await asyncio.wait_for(receive(ws), 90)
+                    if message["type"] == "analysis_done":
+                        break
+                    assert message["type"] == "progress", message
+                    if time.monotonic() - killed_at > 1:  # not in flight when the worker died
+                        after.append(message["entry"]["move_number"])
+                return before, after, message
+
+        before, after, done = asyncio.run(scenario())
+        assert before == list(range(6))
+        assert after and after[-1] == moves  # the new worker went on to the last position
+        # The killed worker was in the middle of the chunk of positions 4-7: its message came back,
+        # and the positions it had sent but not saved were analysed again.
+        assert {4, 5} <= set(after)
+        assert set(before) | set(after) >= set(range(max(before) + 1, moves + 1))
+        assert isinstance(done["mistakes"], list)
+
+        async def reconnect() -> dict:
+            async with session.board(game_id) as ws:
+                await receive(ws)  # state
+                return await receive(ws)
+
+        saved = asyncio.run(reconnect())
+        assert saved["type"] == "analysis_state" and saved["status"] == "done"
+        assert [r["move_number"] for r in saved["results"]] == list(range(moves + 1))
+        assert all(r["visits"] == 48 for r in saved["results"])
+    # The message the killed worker held was acknowledged late: the new worker received it again.
+    received = re.compile(r"Task analysis\.tasks\.analyze_game\[([0-9a-f-]+)\] received")
+    in_flight = received.findall((tmp_path / "worker0.log").read_text())[-1]
+    assert in_flight in received.findall((tmp_path / "worker1.log").read_text())

@@ -147,6 +147,23 @@ def test_bad_messages_get_clear_errors_and_the_socket_stays_open(message: object
     asyncio.run(scenario())
 
 
+def test_a_search_level_bot_replies_with_the_shared_evaluator() -> None:
+    key = new_session()
+    game = make_game(key, bot_level="mcts-50")
+
+    async def scenario() -> None:
+        ws = await connect(game.pk, key)
+        await receive_until(ws, is_state)
+        await ws.send_json_to({"type": "play", "move": "E5"})
+        reply = await receive_until(ws, after_bot)
+        assert reply["moves"][0] == ["B", "E5"] and reply["moves"][1][0] == "W"
+        assert reply["bot_move"] not in ("resign", "pass")
+        await dispatch.wait_idle()
+        await ws.disconnect()
+
+    asyncio.run(scenario())
+
+
 def test_another_session_cannot_use_the_board() -> None:
     game = make_game(new_session())
     stranger = new_session()
@@ -163,7 +180,9 @@ def test_another_session_cannot_use_the_board() -> None:
     asyncio.run(scenario())
 
 
-def test_position_analysis_features_and_game_analysis_stream() -> None:
+def test_position_analysis_features_and_game_analysis_stream(settings) -> None:
+    settings.GOWEB_REVIEW_VISITS = 12
+    settings.GOWEB_REVIEW_CHUNK = 2  # in-process, the chunks run one after the other
     key = new_session()
     game = make_game(key, bot_level="policy")
     game.sgf = "(;GM[1]FF[4]SZ[9]KM[7.5];B[ee];W[cc];B[gc];W[cg];B[gg])"
@@ -178,7 +197,12 @@ def test_position_analysis_features_and_game_analysis_stream() -> None:
         assert result["move_number"] == 2 and result["to_play"] == "B"
         assert len(result["candidates"]) == 10 and len(result["policy"]) == 82
         assert 0 <= result["winrate"] <= 1 and result["ladders"]["size"] == 9
-        assert result["backpred"] is None  # no weights/backpred.pt in the test setup
+        assert result["visits"] == 12 and result["best"] in {c["move"] for c in result["candidates"]}
+        assert sum(c["visits"] for c in result["candidates"]) <= 11 and "moves" not in result
+        if settings.GOWEB_BACKPRED_WEIGHTS.exists():
+            assert len(result["backpred"]) == 81 and 0.9 < sum(result["backpred"]) < 1.01
+        else:
+            assert result["backpred"] is None
 
         await ws.send_json_to(
             {"type": "features", "move_number": 1, "set": "golois", "plane": "their stones"}
@@ -194,6 +218,7 @@ def test_position_analysis_features_and_game_analysis_stream() -> None:
         progress = [await receive_until(ws, lambda m: m["type"] == "progress") for _ in range(6)]
         assert [p["done"] for p in progress] == [1, 2, 3, 4, 5, 6] and progress[0]["total"] == 6
         assert progress[0]["entry"]["played"] == "E5" and progress[0]["entry"]["played_rank"] >= 1
+        assert all(p["entry"]["visits"] == 12 for p in progress)
         done = await receive_until(ws, lambda m: m["type"] == "analysis_done")
         assert done["analysis"] == started["analysis"]
         await ws.disconnect()
@@ -203,7 +228,8 @@ def test_position_analysis_features_and_game_analysis_stream() -> None:
     assert analysis.status == "done" and len(analysis.results) == 6
 
 
-def test_game_analysis_can_be_cancelled() -> None:
+def test_game_analysis_can_be_cancelled(settings) -> None:
+    settings.GOWEB_REVIEW_VISITS = 4
     key = new_session()
     game = make_game(key)
     moves = "".join(f";{'BW'[i % 2]}[]" for i in range(400))  # passes: long enough to cancel

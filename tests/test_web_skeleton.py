@@ -17,7 +17,13 @@ from django.core.exceptions import ImproperlyConfigured
 from frontend import views
 from goweb.asgi import application
 from goweb.celery import app as celery_app
-from goweb.envconfig import channel_layers_config, database_config, env_bool
+from goweb.envconfig import (
+    broker_transport_options,
+    caches_config,
+    channel_layers_config,
+    database_config,
+    env_bool,
+)
 
 ORIGIN = (b"origin", b"http://localhost")
 REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
@@ -180,6 +186,11 @@ def test_database_defaults_to_sqlite(tmp_path: Path) -> None:
     assert database_config(None, tmp_path / "db.sqlite3") == {
         "ENGINE": "django.db.backends.sqlite3",
         "NAME": str(tmp_path / "db.sqlite3"),
+        "OPTIONS": {
+            "init_command": "PRAGMA journal_mode=WAL;",
+            "transaction_mode": "IMMEDIATE",
+            "timeout": 20,
+        },
     }
 
 
@@ -196,6 +207,22 @@ def test_channel_layer_config_follows_redis_url() -> None:
         "BACKEND": "channels_redis.core.RedisChannelLayer",
         "CONFIG": {"hosts": ["redis://r:6379/0"]},
     }
+
+
+def test_cache_follows_redis_url_so_rate_limits_hold_across_web_processes() -> None:
+    assert caches_config(None)["default"]["BACKEND"].endswith("LocMemCache")
+    assert caches_config("redis://r:6379/0") == {
+        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": "redis://r:6379/0"}
+    }
+
+
+def test_unacknowledged_tasks_come_back_after_the_visibility_timeout() -> None:
+    assert broker_transport_options(300) == {
+        "visibility_timeout": 300,
+        "unacked_restore_interval": 30,
+        "unacked_restore_throttle": 1,
+    }
+    assert broker_transport_options(4)["unacked_restore_interval"] == 1
 
 
 def test_env_bool(monkeypatch) -> None:

@@ -7,9 +7,10 @@ from pathlib import Path
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
+from analysis.bot.levels import LEVELS
 from analysis.go.sgf import read_sgf
 from frontend.models import Analysis, Game
-from frontend.services import games
+from frontend.services import dispatch, games
 
 SGF_DIR = Path(__file__).parent / "data" / "sgf"
 pytestmark = pytest.mark.django_db
@@ -40,6 +41,11 @@ def test_new_game_creates_an_owned_game_and_its_board(client) -> None:
     assert page.status_code == 200
     assert b'data-page="play"' in page.content and b"board.js" in page.content
     assert client.get("/games").content.count(f"/game/{game.pk}/sgf".encode()) == 1
+
+
+def test_new_game_form_offers_every_bot_level(client) -> None:
+    page = client.get("/new").content.decode()
+    assert all(f'value="{name}"' in page for name in LEVELS) and "mcts" in " ".join(LEVELS)
 
 
 def test_new_game_form_rejects_bad_settings(client) -> None:
@@ -172,25 +178,63 @@ def test_api_analyze_katago_style(client) -> None:
         "boardXSize": 9,
         "komi": 7,
         "rules": "chinese",
-        "maxVisits": 10,
+        "maxVisits": 24,
         "includePolicy": True,
     }
     response = client.post("/api/analyze", query, content_type="application/json")
     assert response.status_code == 200
     body = response.json()
     assert body["id"] == "q1" and body["turnNumber"] == 2
-    assert len(body["moveInfos"]) == 10
-    first = body["moveInfos"][0]
-    assert set(first) == {"move", "order", "prior", "visits", "winrate", "pv"} and first["order"] == 0
-    assert body["rootInfo"]["currentPlayer"] == "B" and 0 <= body["rootInfo"]["winrate"] <= 1
+    infos = body["moveInfos"]
+    assert 2 <= len(infos) <= 23
+    assert all(set(info) == {"move", "order", "prior", "visits", "winrate", "pv"} for info in infos)
+    assert [info["order"] for info in infos] == list(range(len(infos)))
+    visits = [info["visits"] for info in infos]
+    assert visits == sorted(visits, reverse=True) and sum(visits) == 23  # the root's own visit + 23
+    assert all(0 <= info["winrate"] <= 1 and info["pv"][0] == info["move"] for info in infos)
+    assert max(len(info["pv"]) for info in infos) >= 2  # the search went deeper than one move
+    root = body["rootInfo"]
+    assert root == {"currentPlayer": "B", "winrate": root["winrate"], "visits": 24}
+    assert 0 <= root["winrate"] <= 1
     assert len(body["policy"]) == 82 and body["policy"][4 * 9 + 4] == -1  # E5 is occupied
     assert body["ladders"]["size"] == 9
 
 
-def test_api_initial_stones_and_defaults(client) -> None:
+def test_api_visits_are_capped_by_the_setting(client, settings) -> None:
+    settings.GOWEB_API_MAX_VISITS = 5
+    body = client.post(
+        "/api/analyze", {"boardXSize": 9, "maxVisits": 1000}, content_type="application/json"
+    ).json()
+    assert body["rootInfo"]["visits"] == 5
+
+
+def test_api_ladder_position_shows_the_ladder(client) -> None:
+    # White C3 in a ladder: black captures it by chasing it diagonally across the board.
+    stones = [["B", "B3"], ["W", "C3"], ["B", "C2"], ["B", "D2"]]
+    query = {"initialStones": stones, "moves": [["B", "Q16"], ["W", "Q4"]], "maxVisits": 8}
+    body = client.post("/api/analyze", query, content_type="application/json").json()
+    (string,) = [s for s in body["ladders"]["strings"] if s["stones"] == ["C3"]]
+    assert string["status"] == "capturable" and string["color"] == "white"
+    assert string["pv"][:2] == ["C4", "D3"] and len(string["pv"]) > 20  # the path to the edge
+    assert string["capture_move"] == "C4" and string["saving_move"] == "C4"
+
+
+def test_api_top_move_of_the_opening_is_a_corner_point(client) -> None:
+    body = client.post("/api/analyze", {"maxVisits": 32}, content_type="application/json").json()
+    corners = {f"{c}{r}" for c in "CDQR" for r in (3, 4, 16, 17)}
+    assert body["rootInfo"]["currentPlayer"] == "B" and 0.3 < body["rootInfo"]["winrate"] < 0.7
+    assert body["moveInfos"][0]["move"] in corners
+    after = {"moves": [["B", "Q16"], ["W", "D4"]], "maxVisits": 32}
+    body = client.post("/api/analyze", after, content_type="application/json").json()
+    assert body["moveInfos"][0]["move"] in corners
+
+
+def test_api_initial_stones_and_defaults(client, settings) -> None:
+    settings.GOWEB_REVIEW_VISITS = 6
     query = {"initialStones": [["B", "D4"], ["B", "Q16"]], "boardXSize": 19}
     body = client.post("/api/analyze", query, content_type="application/json").json()
     assert body["rootInfo"]["currentPlayer"] == "W" and "policy" not in body
+    assert body["rootInfo"]["visits"] == 6  # maxVisits defaults to GOWEB_REVIEW_VISITS
 
 
 @pytest.mark.parametrize(
@@ -215,14 +259,26 @@ def test_api_rejects_bad_queries(client, query: object, message: str) -> None:
     assert response.json()["error"].startswith(message)
 
 
+def test_api_answers_504_when_no_worker_replies(client, settings, monkeypatch) -> None:
+    async def nobody_runs_it(task: object, *args: object) -> None:
+        return None
+
+    monkeypatch.setattr(dispatch, "submit", nobody_runs_it)
+    settings.GOWEB_API_TIMEOUT = 0.1
+    response = client.post("/api/analyze", {"boardXSize": 9}, content_type="application/json")
+    assert response.status_code == 504
+    assert response.json() == {"error": "no analysis came back in time; try fewer visits or later"}
+
+
 def test_api_bad_json_method_and_rate_limit(client, settings) -> None:
     assert client.post("/api/analyze", "{oops", content_type="application/json").status_code == 400
     assert client.get("/api/analyze").status_code == 405
     settings.GOWEB_API_RATE_LIMIT = 2
     settings.GOWEB_API_RATE_WINDOW = 3600
+    query = {"boardXSize": 9, "maxVisits": 2}
     codes = [
         client.post(
-            "/api/analyze", {"boardXSize": 9}, content_type="application/json", REMOTE_ADDR="10.9.9.9"
+            "/api/analyze", query, content_type="application/json", REMOTE_ADDR="10.9.9.9"
         ).status_code
         for _ in range(3)
     ]

@@ -1,7 +1,9 @@
 """Benchmarks: ``python -m analysis.bench NAME [--json]``.
 
 Each benchmark measures its figures and ratios in one run and prints them,
-as JSON with ``--json``.  Record the latest figures in BENCHMARKS.md.
+as JSON with ``--json``.  A benchmark module may add options of its own with
+``add_arguments(parser)``; they reach its ``run`` as keyword arguments.
+Record the latest figures in BENCHMARKS.md.
 """
 
 from __future__ import annotations
@@ -15,10 +17,12 @@ import time
 
 BENCHES = {
     "board": "analysis.bench.board",
+    "bot": "analysis.bench.bot",
     "features": "analysis.bench.features",
     "mcts": "analysis.bench.mcts",
     "nn": "analysis.bench.nn",
     "train": "analysis.bench.train",
+    "web": "analysis.bench.web",
 }
 
 
@@ -35,10 +39,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("name", choices=sorted(BENCHES))
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument("--quick", action="store_true", help="a smaller run, for smoke tests")
+    module = importlib.import_module(BENCHES[parser.parse_known_args(argv)[0].name])
+    if hasattr(module, "add_arguments"):
+        module.add_arguments(parser)
     args = parser.parse_args(argv)
-    module = importlib.import_module(BENCHES[args.name])
+    options = {k: v for k, v in vars(args).items() if k not in ("name", "json", "quick")}
     started = time.time()
-    figures = module.run(quick=args.quick)
+    figures = module.run(quick=args.quick, **options)
     report = {"bench": args.name, "date": time.strftime("%Y-%m-%d", time.gmtime(started)),
               "machine": machine(), **figures}
     if args.json:

@@ -1,22 +1,40 @@
-"""``POST /api/analyze``: KataGo-analysis-style queries answered by the network (docs/api.md)."""
+"""``POST /api/analyze``: KataGo-analysis-style queries answered by a search (docs/api.md).
+
+:func:`parse` checks a query and turns it into the query of ``analysis.tasks.analyze_position``,
+which runs on a worker (or in-process); :func:`response` turns the task's ``analysis`` message
+into KataGo's field names.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
 
-from analysis import ladder, review
+from analysis import review
 from analysis.go.coords import MAX_SIZE, MIN_SIZE
+from analysis.go.position import Position
 from analysis.go.scoring import AREA_RULES, TERRITORY_RULES
 
 RULES = AREA_RULES | TERRITORY_RULES | {"tromp_taylor", "stone_scoring"}
 MAX_MOVES = 2000
 MAX_VISITS = 100_000
+MOVE_FIELDS = ("move", "order", "prior", "visits", "winrate", "pv")
 
 
 class ApiError(ValueError):
     """A query the API refuses; the message says which field is wrong."""
+
+
+@dataclass(frozen=True)
+class Job:
+    """A checked query: its ``id``, the position, whether to include the policy, and the task's query."""
+
+    id: Any
+    position: Position
+    include_policy: bool
+    task_query: dict
 
 
 def _get(query: dict, name: str, kind: type | tuple[type, ...], default: Any, what: str) -> Any:
@@ -30,8 +48,11 @@ def _tuple(kind: type | tuple[type, ...]) -> tuple[type, ...]:
     return kind if isinstance(kind, tuple) else (kind,)
 
 
-def analyze(query: Any) -> dict:
-    """Answer one query; raise ApiError for a malformed query or an illegal move."""
+def parse(query: Any) -> Job:
+    """Check one query and return its Job; raise ApiError for a malformed query or an illegal move.
+
+    ``maxVisits`` defaults to ``GOWEB_REVIEW_VISITS`` and is capped at ``GOWEB_API_MAX_VISITS``.
+    """
     if not isinstance(query, dict):
         raise ApiError("the body must be a JSON object")
     size = _get(query, "boardXSize", int, 19, f"an integer between {MIN_SIZE} and {MAX_SIZE}")
@@ -49,30 +70,45 @@ def analyze(query: Any) -> dict:
     stones = _get(query, "initialStones", list, [], "a list of [colour, vertex] pairs")
     if len(moves) > MAX_MOVES or len(stones) > size * size:
         raise ApiError(f"too many moves or stones (at most {MAX_MOVES} moves)")
-    visits = _get(query, "maxVisits", int, 1, f"an integer between 1 and {MAX_VISITS}")
+    visits = _get(
+        query, "maxVisits", int, settings.GOWEB_REVIEW_VISITS, f"an integer between 1 and {MAX_VISITS}"
+    )
     if not 1 <= visits <= MAX_VISITS:
         raise ApiError(f"'maxVisits' must be an integer between 1 and {MAX_VISITS}")
     include_policy = _get(query, "includePolicy", bool, False, "a boolean")
+    superko = rules not in TERRITORY_RULES
     try:
-        position = review.build_position(size, komi, moves, stones, superko=rules not in TERRITORY_RULES)
+        position = review.build_position(size, komi, moves, stones, superko=superko)
     except ValueError as e:
         raise ApiError(str(e)) from None
-    result = review.analyze_position(position, review.evaluator(settings.GOWEB_WEIGHTS), include_policy=True)
-    response = {
-        "id": query.get("id"),
-        "turnNumber": len(moves),
-        "moveInfos": [
-            {"visits": 1, **{k: c[k] for k in ("move", "order", "prior", "winrate", "pv")}}
-            for c in result["candidates"]
-        ],
-        "rootInfo": {
-            "currentPlayer": result["to_play"],
-            "winrate": result["winrate"],
-            "visits": 1 + len(result["candidates"]),
-        },
-        "ladders": ladder.overlay(position),
+    task_query = {
+        "size": size,
+        "komi": komi,
+        "moves": moves,
+        "initial_stones": stones,
+        "superko": superko,
+        "visits": min(visits, settings.GOWEB_API_MAX_VISITS),
+        "ladders": True,
+        "backpred": False,
+        "search": True,
     }
-    if include_policy:
-        legal = [*position.legal_points().tolist(), True]
-        response["policy"] = [p if ok else -1 for p, ok in zip(result["policy"], legal, strict=True)]
-    return response
+    return Job(query.get("id"), position, include_policy, task_query)
+
+
+def response(job: Job, analysis: dict) -> dict:
+    """Return the KataGo-style answer to ``job`` from the task's ``analysis`` message."""
+    answer = {
+        "id": job.id,
+        "turnNumber": len(job.task_query["moves"]),
+        "moveInfos": [{k: info[k] for k in MOVE_FIELDS} for info in analysis["moves"]],
+        "rootInfo": {
+            "currentPlayer": analysis["to_play"],
+            "winrate": analysis["winrate"],
+            "visits": analysis["visits"],
+        },
+        "ladders": analysis["ladders"],
+    }
+    if job.include_policy:
+        legal = [*job.position.legal_points().tolist(), True]
+        answer["policy"] = [p if ok else -1 for p, ok in zip(analysis["policy"], legal, strict=True)]
+    return answer

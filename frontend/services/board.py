@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from analysis.features import FEATURE_SETS, extract
 from analysis.go.coords import to_gtp
 from analysis.go.sgf import replay
-from analysis.review import mistakes
+from analysis.review_report import mistakes
 from frontend.models import Analysis, Game
 from frontend.services import games
 

@@ -2,7 +2,8 @@
 
 The embedded default (no broker, ``CELERY_TASK_ALWAYS_EAGER``) runs the very same task code with
 ``Task.apply`` on a small thread pool, so the event loop keeps serving websockets meanwhile.
-Results always come back through the channel layer (see :mod:`frontend.services.notify`).
+Results always come back through the channel layer (see :mod:`frontend.services.notify`); ``ask``
+waits for a task's reply on a channel of its own.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any
 
 from asgiref.sync import sync_to_async
 from celery import Task
+from channels.layers import get_channel_layer
 from django.conf import settings
 
 log = logging.getLogger(__name__)
@@ -44,6 +46,18 @@ async def submit(task: Task, *args: Any) -> None:
         future.add_done_callback(_report)
     else:
         await sync_to_async(task.apply_async, thread_sensitive=False)(args=args)
+
+
+async def ask(task: Task, query: dict, timeout: float) -> dict:
+    """Run ``task(query, reply_channel)`` and return the message it sends to ``reply_channel``.
+
+    Raises TimeoutError when no message arrives within ``timeout`` seconds.
+    """
+    layer = get_channel_layer()
+    channel = await layer.new_channel()
+    await submit(task, query, channel)
+    event = await asyncio.wait_for(layer.receive(channel), timeout)
+    return event["message"]
 
 
 async def wait_idle() -> None:

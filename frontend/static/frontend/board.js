@@ -46,7 +46,8 @@ function moveNumbers(moves, upto, board, size) {
 /**
  * Draw the goban. `view`: {size, board ("." "X" "O" string), last, numbers (Map), dead (Set of
  * points), candidates ([{move, prior, order}]), heat (array of n*n in [0,1]), ladders (overlay),
- * coords (bool), ghost ({point, color})}.
+ * coords (bool), ghost ({point, color}), played ({move, rank}: the move played next, ringed with
+ * the rank the network gave it)}.
  */
 function draw(svg, view) {
   const n = view.size;
@@ -98,6 +99,14 @@ function draw(svg, view) {
       if (!p || view.board[p.row * n + p.col] !== ".") continue;
       el("circle", { cx: p.col, cy: p.row, r: 0.44, class: c.order === 0 ? "cand best" : "cand" }, g);
       el("text", { x: p.col, y: p.row }, g, `${Math.round(c.prior * 100)}`);
+    }
+  }
+  if (view.played) {
+    const p = fromGtp(view.played.move, n);
+    if (p && view.board[p.row * n + p.col] === ".") {
+      const g = el("g", { class: "played" }, svg);
+      el("circle", { cx: p.col, cy: p.row, r: 0.47, class: "played-ring" }, g);
+      if (view.played.rank) el("text", { x: p.col + 0.36, y: p.row - 0.36, class: "played-rank" }, g, `#${view.played.rank}`);
     }
   }
   if (view.ghost) {
@@ -247,27 +256,40 @@ function reviewPage() {
   function render() {
     const a = current();
     const board = timeline.boards[k];
+    const next = timeline.moves[k];
+    const rank = next && a ? a.played_rank || rankOf(a, next[1]) : null;
     draw(svg, {
       size: n, board, last: k ? timeline.moves[k - 1][1] : null, coords: $("show-coords").checked,
       numbers: $("show-numbers").checked ? moveNumbers(timeline.moves, k, board, n) : null,
       candidates: $("show-candidates").checked && a ? a.candidates : null,
       ladders: $("show-ladders").checked && positions.get(k) ? positions.get(k).ladders : null,
       heat: heat(),
+      played: next && $("show-played").checked ? { move: next[1], rank } : null,
     });
     $("move-label").textContent = `${k} / ${last}`;
-    const next = timeline.moves[k];
     let played = next ? `Next: ${colorName[next[0]]} ${next[1]}` : "End of the game";
-    if (next && a) {
-      const rank = a.played_rank || rankOf(a, next[1]);
-      if (rank) played += `, the network's choice #${rank}`;
+    if (rank) played += `, the network's choice #${rank}`;
+    if (a && a.black_winrate !== null && a.black_winrate !== undefined) {
+      played += ` · black win rate ${(100 * a.black_winrate).toFixed(1)}% (search, ${a.visits} visits; best ${a.best})`;
     }
-    if (a && a.black_winrate !== null && a.black_winrate !== undefined) played += ` · black win rate ${(100 * a.black_winrate).toFixed(1)}%`;
     $("played").textContent = played;
+    showCandidates(a);
     const mode = $("heatmap").value;
     if (mode === "backpred" && positions.get(k) && !positions.get(k).backpred) $("ladder-info").textContent = "No back-prediction network is installed (weights/backpred.pt).";
     else if ($("show-ladders").checked && positions.get(k)) $("ladder-info").textContent = ladderText(positions.get(k).ladders);
     else $("ladder-info").textContent = "";
     drawGraph();
+  }
+  function showCandidates(a) {
+    const ol = $("candidate-list");
+    ol.replaceChildren();
+    for (const c of a ? a.candidates : []) {
+      const li = document.createElement("li");
+      const win = c.winrate === null ? "not searched" : `wins ${(100 * c.winrate).toFixed(1)}%, ${c.visits} visit${c.visits === 1 ? "" : "s"}`;
+      li.textContent = `${c.move}: ${(100 * c.prior).toFixed(1)}% · ${win}`;
+      if (c.move === a.best) li.className = "best";
+      ol.appendChild(li);
+    }
   }
   function rankOf(a, vertex) {
     if (!a.policy) return null;
@@ -358,7 +380,7 @@ function reviewPage() {
   $("prev").onclick = () => go(k - 1);
   $("next").onclick = () => go(k + 1);
   $("last").onclick = () => go(last);
-  for (const id of ["show-candidates", "show-ladders", "show-numbers", "show-coords"]) $(id).onchange = render;
+  for (const id of ["show-candidates", "show-played", "show-ladders", "show-numbers", "show-coords"]) $(id).onchange = render;
 
   // feature-plane viewer
   for (const name of Object.keys(featureSets)) $("feature-set").add(new Option(name, name));

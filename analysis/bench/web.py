@@ -1,0 +1,224 @@
+"""Web benchmark: concurrent whole-game reviews through the whole site, against the bare engine.
+
+The site runs as in production (:mod:`analysis.bench.webstack`): daphne, the Redis channel layer
+and broker, and ``--workers`` Celery worker processes (one torch thread each).  ``--clients``
+scripted visitors (:mod:`analysis.bench.webclient`) each paste a real game cut to ``--moves``
+moves (from the tygem validation archive, streamed with ``analysis.go.sgf_archive``), start its
+whole-game analysis over the board websocket and read every ``progress`` message.
+
+Reported: positions per second over the run, per-position latency (time between a visitor's
+successive ``progress`` messages, the first counted from its ``analyze_game``) at p50 and p99,
+messages lost (positions never reported, or games never finished: must be 0) and duplicated,
+and the ratio to the raw engine in one process, measured afterwards in the same run: the same
+per-position analysis (``analysis.review.analyze_game_position``, same visits, one torch thread)
+on contiguous stretches of the same games, one position at a time, with no web stack at all.
+The same measurement in as many bare processes at once as there are workers gives the ratio
+that isolates the web stack's own cost (``web_over_raw_parallel``): on a machine shared with
+other work, two processes do not make twice the positions of one.
+The search's visits are the site's ``GOWEB_REVIEW_VISITS`` unless ``--visits`` sets them.
+The database is ``DATABASE_URL`` when set, else a temporary SQLite file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import multiprocessing
+import os
+import tempfile
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from itertools import pairwise
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from analysis import networks, review
+from analysis.bench.positions import VALIDATION
+from analysis.bench.webclient import SiteSession, receive, send
+from analysis.bench.webstack import WebStack
+from analysis.go.sgf import GameRecord, read_sgf
+from analysis.go.sgf_archive import iter_games
+from analysis.go.sgf_write import write_sgf
+from analysis.nets import checkpoint
+
+REDIS_URL = "redis://127.0.0.1:6379/14"
+QUIET_SECONDS = 600  # a visitor that hears nothing for this long gives up
+RAW_POSITIONS = 160  # positions of the raw engine measurement (at most the games' positions)
+
+
+def weights() -> Path:
+    """Return the checkpoint the site analyses with (``GOWEB_WEIGHTS``, else the default weights)."""
+    return Path(os.environ.get("GOWEB_WEIGHTS") or checkpoint.DEFAULT_WEIGHTS)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the web benchmark's options."""
+    parser.add_argument("--clients", type=int, default=8, help="concurrent visitors (default 8)")
+    parser.add_argument("--moves", type=int, default=200, help="moves per game (default 200)")
+    parser.add_argument("--workers", type=int, default=2, help="Celery worker processes (default 2)")
+    parser.add_argument("--visits", type=int, default=None, help="search visits per position (the site's)")
+    parser.add_argument("--redis", default=REDIS_URL, help=f"Redis URL (default {REDIS_URL})")
+
+
+def real_games(count: int, moves: int, archive: Path = VALIDATION) -> list[GameRecord]:
+    """Return ``count`` even games of the archive with at least ``moves`` moves, cut to ``moves``."""
+    games = []
+    for record in iter_games(archive, validate=True):
+        played = record.main_line_moves()
+        setup = record.initial_setup()
+        if record.size != 19 or len(played) < moves or setup.black or setup.white:
+            continue
+        cut = GameRecord.new(19, record.komi)
+        for color, point in played[:moves]:
+            cut.add_move(color, point)
+        games.append(cut)
+        if len(games) == count:
+            return games
+    raise ValueError(f"{archive} has fewer than {count} even games of {moves} moves")
+
+
+@dataclass
+class Visitor:
+    """One scripted visitor's record: when it started, and when each position's analysis arrived."""
+
+    positions: int
+    started: float = 0.0
+    finished: float | None = None
+    arrivals: list[tuple[int, float]] = field(default_factory=list)  # (move number, time)
+    visits: int | None = None
+
+
+async def visit(base_url: str, sgf: str, visitor: Visitor) -> None:
+    """Upload ``sgf``, run its whole-game analysis over the websocket and record the arrivals."""
+    session = SiteSession(base_url)
+    game_id = await asyncio.to_thread(session.upload, sgf)
+    async with session.board(game_id) as ws:
+        await receive(ws)  # the state
+        visitor.started = time.perf_counter()
+        await send(ws, {"type": "analyze_game"})
+        while True:
+            message = await asyncio.wait_for(receive(ws), QUIET_SECONDS)
+            if message["type"] == "progress":
+                visitor.arrivals.append((message["entry"]["move_number"], time.perf_counter()))
+                visitor.visits = message["entry"]["visits"]
+            elif message["type"] == "analysis_done":
+                visitor.finished = time.perf_counter()
+                return
+            elif message["type"] == "error":
+                raise RuntimeError(f"the site answered: {message['message']}")
+
+
+async def visit_all(base_url: str, games: list[GameRecord]) -> list[Visitor]:
+    """Run one visitor per game at once and return their records (a failed one has no finish)."""
+    visitors = [Visitor(len(g.main_line_moves()) + 1) for g in games]
+    outcomes = await asyncio.gather(
+        *(visit(base_url, write_sgf(g).decode(), v) for g, v in zip(games, visitors, strict=True)),
+        return_exceptions=True,
+    )
+    for outcome in outcomes:
+        if isinstance(outcome, BaseException):
+            print(f"a visitor failed: {outcome!r}")
+    return visitors
+
+
+def raw_rate(games: list[GameRecord], visits: int, total: int) -> tuple[float, int]:
+    """Return (positions/s, positions) of the bare engine on ``total`` positions of ``games``:
+    a contiguous stretch of each game, the stretches spread from the opening to the end."""
+    torch.set_num_threads(1)
+    evaluator = networks.search_evaluator(weights())
+    evaluator.evaluate([review.build_position(19, 7.5)])  # load the net, choose its precision
+    per_game = max(1, total // len(games))
+    count, seconds = 0, 0.0
+    for i, record in enumerate(games):
+        positions = list(review.game_positions(record))
+        start = (i * (len(positions) - per_game)) // max(1, len(games) - 1)
+        for k in range(start, start + per_game):
+            position, next_move = positions[k]
+            t0 = time.perf_counter()
+            review.analyze_game_position(position, next_move, k, evaluator, visits)
+            seconds += time.perf_counter() - t0
+            count += 1
+    return count / seconds, count
+
+
+def raw_parallel_rate(games: list[GameRecord], visits: int, total: int, processes: int) -> float:
+    """Return the positions/s of ``processes`` bare engine processes at once, as :func:`raw_rate`
+    measures them, each on its share of the games and of the ``total`` positions."""
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(processes, mp_context=context) as pool:
+        shares = [[write_sgf(g) for g in games[i::processes]] for i in range(processes)]
+        rates = pool.map(_raw_rate_of_sgf, shares, [visits] * processes, [total // processes] * processes)
+        return sum(rate for rate, _ in rates)
+
+
+def _raw_rate_of_sgf(games: list[bytes], visits: int, total: int) -> tuple[float, int]:
+    """Return :func:`raw_rate` of games given as SGF (a game tree is too deep to pickle)."""
+    return raw_rate([read_sgf(g) for g in games], visits, total)
+
+
+def latencies(visitors: list[Visitor]) -> list[float]:
+    """Return every gap between a visitor's successive arrivals (the first from its start)."""
+    gaps = []
+    for v in visitors:
+        times = [v.started] + [t for _, t in v.arrivals]
+        gaps.extend(b - a for a, b in pairwise(times))
+    return gaps
+
+
+def run(
+    quick: bool = False,
+    clients: int = 8,
+    moves: int = 200,
+    workers: int = 2,
+    visits: int | None = None,
+    redis: str = REDIS_URL,
+) -> dict:
+    """Return the web stack's throughput, latency and losses, and its ratio to the raw engine."""
+    if quick:
+        clients, moves, visits = min(clients, 2), min(moves, 20), visits or 16
+    games = real_games(clients, moves)
+    env = {"GOWEB_TORCH_THREADS": "1", "DJANGO_DEBUG": "0"}
+    if visits is not None:
+        env["GOWEB_REVIEW_VISITS"] = str(visits)
+    with (
+        tempfile.TemporaryDirectory(prefix="goweb-bench-") as directory,
+        WebStack(Path(directory), redis, workers=workers, env=env) as stack,
+    ):
+        t0 = time.perf_counter()
+        visitors = asyncio.run(visit_all(stack.base_url, games))
+        wall = max((v.finished or time.perf_counter()) for v in visitors) - t0
+    expected = sum(v.positions for v in visitors)
+    received = sum(len(v.arrivals) for v in visitors)
+    distinct = sum(len({k for k, _ in v.arrivals}) for v in visitors)
+    unfinished = sum(v.finished is None for v in visitors)
+    visits = visits or next(v.visits for v in visitors if v.visits)
+    gaps = latencies(visitors)
+    web = distinct / wall
+    raw, raw_positions = raw_rate(games, visits, min(RAW_POSITIONS, expected))
+    parallel = raw_parallel_rate(games, visits, min(RAW_POSITIONS, expected), workers)
+    return {
+        "net": str(weights()),
+        "clients": clients,
+        "workers": workers,
+        "moves_per_game": moves,
+        "visits_per_position": visits,
+        "positions": expected,
+        "wall_seconds": round(wall, 1),
+        "web_positions_per_s": round(web, 2),
+        "latency_p50_s": round(float(np.percentile(gaps, 50)), 3) if gaps else None,
+        "latency_p99_s": round(float(np.percentile(gaps, 99)), 3) if gaps else None,
+        "messages_lost": expected - distinct,
+        "games_unfinished": unfinished,
+        "messages_duplicated": received - distinct,
+        "raw_positions": raw_positions,
+        "raw_positions_per_s": round(raw, 2),
+        "raw_threads": 1,
+        "raw_parallel_positions_per_s": round(parallel, 2),
+        "raw_parallel_processes": workers,
+        "web_over_raw": round(web / raw, 3),
+        "web_over_raw_parallel": round(web / parallel, 3),
+        "goal": "web_over_raw at least 0.8 at 8 clients, messages_lost 0",
+    }

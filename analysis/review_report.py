@@ -1,0 +1,72 @@
+"""What a whole-game analysis says about the game: its mistakes and the analysed SGF (no Django).
+
+The entries are those of :func:`analysis.review.analyze_game_position`, one per position:
+``results[k]`` describes the position after k moves.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import pairwise
+
+from analysis.go.sgf import GameRecord
+
+MISTAKE_LOSS = 0.05  # a move losing at least this much win rate is called a mistake in the SGF
+
+
+def mistakes(results: Sequence[dict], limit: int = 10) -> list[dict]:
+    """Return the moves that lost the most win rate for their player, worst first (at most ``limit``).
+
+    Move k+1 is ``results[k]["played"]``; its loss is its player's search win rate before it
+    (position k) minus after it (position k+1).  Each item has ``move_number``, ``color``,
+    ``move``, ``loss`` and ``best`` (the search's choice instead).
+    """
+    out = []
+    for before, after in pairwise(results):
+        if before.get("played") is None or before["black_winrate"] is None or after["black_winrate"] is None:
+            continue
+        sign = 1 if before["to_play"] == "B" else -1
+        loss = sign * (before["black_winrate"] - after["black_winrate"])
+        if loss > 0:
+            out.append(
+                {
+                    "move_number": before["move_number"] + 1,
+                    "color": before["to_play"],
+                    "move": before["played"],
+                    "loss": round(loss, 4),
+                    "best": before.get("best"),
+                }
+            )
+    out.sort(key=lambda m: -m["loss"])
+    return out[:limit]
+
+
+def annotate(record: GameRecord, results: Sequence[dict]) -> None:
+    """Write the analysis into the record's main line: comments and Sabaki's ``SBKV`` (black win %).
+
+    The comment of the node after move k describes the position after move k; existing comments
+    are kept above the analysis.
+    """
+    nodes = [record.root]
+    nodes.extend(node for node in record.main_line() if node.has_move())
+    worst = {m["move_number"]: m for m in mistakes(results, limit=len(results))}
+    for entry in results:
+        k = entry["move_number"]
+        if k >= len(nodes):
+            break
+        node = nodes[k]
+        lines = []
+        if entry["black_winrate"] is not None:
+            visits = f" ({entry['visits']} visits)" if entry.get("visits") else ""
+            lines.append(f"Black win rate: {100 * entry['black_winrate']:.1f}%{visits}")
+            node.set("SBKV", f"{100 * entry['black_winrate']:.2f}")
+        if k in worst and worst[k]["loss"] >= MISTAKE_LOSS:
+            lines.append(f"Mistake: lost {100 * worst[k]['loss']:.1f}%; best was {worst[k]['best']}")
+        top = ", ".join(f"{c['move']} {100 * c['prior']:.1f}%" for c in entry["candidates"][:5])
+        lines.append(f"Candidates for {entry['to_play']}: {top}")
+        if entry.get("best"):
+            lines.append(f"Search's choice: {entry['best']}")
+        if entry.get("played_rank"):
+            lines.append(f"Played {entry['played']}: policy rank {entry['played_rank']}")
+        old = node.comment
+        node.set_comment("\n".join(([old, ""] if old else []) + lines))

@@ -1,0 +1,99 @@
+"""Whole-game analysis, one chunk of positions at a time (the body of ``analysis.tasks.analyze_game``).
+
+Each chunk starts after the results saved so far, sends one ``progress`` message per position to
+the game's board, and saves its results at its end only if nobody saved meanwhile: a message
+handed to two workers (a redelivery racing a slow worker) cannot store a position twice.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.db import transaction
+
+from analysis import review
+from analysis.go.sgf import read_sgf
+from analysis.mcts import Evaluator
+from analysis.review_report import mistakes
+from frontend.models import Analysis
+from frontend.services import notify
+
+Status = Analysis.Status
+
+
+@dataclass(frozen=True)
+class ChunkOutcome:
+    """What a chunk did: the analysis's ``status`` after it, positions ``done``, whether ``more`` remain."""
+
+    status: str
+    done: int
+    more: bool = False
+
+    def as_json(self) -> dict:
+        """Return ``{"status", "done"}``."""
+        return {"status": self.status, "done": self.done}
+
+
+def _save(analysis_id: int, start: int, new: list[dict], status: str) -> bool:
+    """Append ``new`` to the results and set ``status`` if ``start`` results are still all there are.
+
+    Returns False (nothing saved) when another run saved results since this chunk began.
+    """
+    with transaction.atomic():
+        row = Analysis.objects.select_for_update().get(pk=analysis_id)
+        if len(row.results) != start:
+            return False
+        row.results = row.results + new
+        row.status = status
+        row.save(update_fields=["results", "status", "updated"])
+    return True
+
+
+def run_chunk(analysis_id: int, evaluator: Evaluator, visits: int, chunk: int) -> ChunkOutcome:
+    """Analyse up to ``chunk`` positions after the saved ones with ``visits`` search visits each.
+
+    Stops early, saving what it did, when ``cancel_requested`` is set (the board gets
+    ``analysis_cancelled``); sends ``analysis_done`` with the mistakes after the last position.
+    Raises Analysis.DoesNotExist, and whatever the evaluator raises.
+    """
+    analysis = Analysis.objects.select_related("game").get(pk=analysis_id)
+    start = len(analysis.results)
+    if not analysis.active:
+        return ChunkOutcome(analysis.status, start)
+    game_id = analysis.game_id
+    record = read_sgf(analysis.game.sgf)
+    total = len(record.main_line_moves()) + 1
+    active = Analysis.objects.filter(pk=analysis_id, status__in=[Status.PENDING, Status.RUNNING])
+    active.update(status=Status.RUNNING, total=total)  # never over a status another run just set
+    new: list[dict] = []
+    for k, (position, next_move) in enumerate(review.game_positions(record, start), start):
+        if len(new) == chunk:
+            break
+        if Analysis.objects.filter(pk=analysis_id, cancel_requested=True).exists():
+            if not _save(analysis_id, start, new, Status.CANCELLED):
+                return ChunkOutcome("superseded", start)
+            notify.to_group(game_id, {"type": "analysis_cancelled", "analysis": analysis_id, "done": k})
+            return ChunkOutcome(Status.CANCELLED, k)
+        entry = review.analyze_game_position(position, next_move, k, evaluator, visits)
+        new.append(entry)
+        notify.to_group(
+            game_id,
+            {"type": "progress", "analysis": analysis_id, "done": k + 1, "total": total, "entry": entry},
+        )
+    done = start + len(new)
+    status = Status.DONE if done == total else Status.RUNNING
+    if not _save(analysis_id, start, new, status):
+        return ChunkOutcome("superseded", start)
+    if status == Status.DONE:
+        results = Analysis.objects.get(pk=analysis_id).results
+        notify.to_group(
+            game_id, {"type": "analysis_done", "analysis": analysis_id, "mistakes": mistakes(results)}
+        )
+    return ChunkOutcome(status, done, more=status == Status.RUNNING)
+
+
+def fail(analysis_id: int, exc: Exception) -> None:
+    """Mark the analysis failed with ``exc``'s message and tell its board."""
+    Analysis.objects.filter(pk=analysis_id).update(status=Status.FAILED, error=str(exc))
+    game_id = Analysis.objects.values_list("game_id", flat=True).get(pk=analysis_id)
+    notify.to_group(game_id, {"type": "error", "message": f"analysis failed: {exc}"})

@@ -1,0 +1,62 @@
+"""Whole-game analysis in chunks: resuming after the saved results, and refusing a stale save."""
+
+from __future__ import annotations
+
+import pytest
+
+from analysis import review
+from frontend.models import Analysis, Game
+from frontend.services import game_analysis
+from tests.test_review import FavouriteEvaluator
+from tests.web_helpers import make_game
+
+pytestmark = pytest.mark.django_db
+
+SGF = "(;GM[1]FF[4]SZ[9]KM[7.5];B[ee];W[cc];B[gc];W[cg];B[gg])"  # 5 moves: 6 positions
+
+
+def review_analysis(results: list[dict] | None = None) -> Analysis:
+    game = make_game("owner")
+    game.sgf, game.kind = SGF, Game.Kind.REVIEW
+    game.save()
+    return Analysis.objects.create(game=game, results=results or [])
+
+
+def test_chunks_resume_after_the_saved_results_until_done() -> None:
+    analysis = review_analysis()
+    evaluator = FavouriteEvaluator(0)
+    outcomes = []
+    while not outcomes or outcomes[-1].more:
+        outcomes.append(game_analysis.run_chunk(analysis.pk, evaluator, visits=4, chunk=4))
+    assert [(o.status, o.done, o.more) for o in outcomes] == [("running", 4, True), ("done", 6, False)]
+    analysis.refresh_from_db()
+    assert analysis.status == "done" and analysis.total == 6
+    assert [r["move_number"] for r in analysis.results] == [0, 1, 2, 3, 4, 5]
+    assert [r["played"] for r in analysis.results] == ["E5", "C7", "G7", "C3", "G3", None]
+    assert game_analysis.run_chunk(analysis.pk, evaluator, 4, 4).as_json() == {"status": "done", "done": 6}
+
+
+def test_a_chunk_that_lost_the_race_saves_nothing(monkeypatch) -> None:
+    analysis = review_analysis()
+    analyze = review.analyze_game_position
+
+    def meanwhile_another_worker_saves(*args: object, **kwargs: object) -> dict:
+        entry = analyze(*args, **kwargs)
+        Analysis.objects.filter(pk=analysis.pk).update(results=[{**entry, "by": "the other worker"}])
+        return entry
+
+    monkeypatch.setattr(review, "analyze_game_position", meanwhile_another_worker_saves)
+    outcome = game_analysis.run_chunk(analysis.pk, FavouriteEvaluator(0), visits=4, chunk=3)
+    assert (outcome.status, outcome.done, outcome.more) == ("superseded", 0, False)
+    analysis.refresh_from_db()
+    assert [r["by"] for r in analysis.results] == ["the other worker"]
+
+
+def test_cancelling_saves_the_positions_done() -> None:
+    analysis = review_analysis()
+    game_analysis.run_chunk(analysis.pk, FavouriteEvaluator(0), visits=4, chunk=2)
+    Analysis.objects.filter(pk=analysis.pk).update(cancel_requested=True)
+    outcome = game_analysis.run_chunk(analysis.pk, FavouriteEvaluator(0), visits=4, chunk=2)
+    assert (outcome.status, outcome.done, outcome.more) == ("cancelled", 2, False)
+    analysis.refresh_from_db()
+    assert analysis.status == "cancelled" and len(analysis.results) == 2
