@@ -86,13 +86,24 @@ def database_config(url: str | None, sqlite_path: Path) -> dict[str, Any]:
     return config
 
 
+def redis_host(redis_url: str) -> dict[str, Any]:
+    """Return a channels_redis host entry for ``redis_url`` whose socket timeout (30 s) outlasts its
+    blocking pops."""
+    return {"address": redis_url, "socket_timeout": 30}
+
+
 def channel_layers_config(redis_url: str | None) -> dict[str, Any]:
-    """Return ``CHANNEL_LAYERS``: Redis when ``redis_url`` is given, else the in-process layer."""
+    """Return ``CHANNEL_LAYERS``: Redis when ``redis_url`` is given, else the in-process layer.
+
+    channels_redis waits for messages with a blocking pop of ``brpop_timeout`` (5 s), and redis-py 8
+    gives every connection a 5 s socket timeout by default: the two race, and a receive on an idle
+    channel then fails with "Timeout reading". The socket timeout is raised well above the pop's.
+    """
     if redis_url:
         return {
             "default": {
                 "BACKEND": "channels_redis.core.RedisChannelLayer",
-                "CONFIG": {"hosts": [redis_url]},
+                "CONFIG": {"hosts": [redis_host(redis_url)]},
             }
         }
     return {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}

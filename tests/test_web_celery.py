@@ -23,6 +23,7 @@ from channels_redis.core import RedisChannelLayer
 
 from analysis.bench.webclient import SiteSession, receive, send
 from analysis.bench.webstack import WebStack
+from goweb.envconfig import redis_host
 
 REDIS_URL = "redis://127.0.0.1:6379/15"
 ROOT = Path(__file__).resolve().parent.parent
@@ -81,7 +82,7 @@ def test_position_analysis_runs_on_a_worker_and_replies_over_the_channel_layer(w
     query = {"size": 9, "komi": 7.5, "moves": [["B", "E5"], ["W", "C3"]], "move_number": 2}
 
     async def scenario() -> None:
-        layer = RedisChannelLayer(hosts=[REDIS_URL])
+        layer = RedisChannelLayer(hosts=[redis_host(REDIS_URL)])
         try:
             channel = await layer.new_channel()
             result = client.send_task("analysis.tasks.analyze_position", args=[query, channel], queue=worker)

@@ -23,6 +23,7 @@ from goweb.envconfig import (
     channel_layers_config,
     database_config,
     env_bool,
+    redis_host,
 )
 
 ORIGIN = (b"origin", b"http://localhost")
@@ -134,7 +135,7 @@ def test_ping_consumer_over_redis_channel_layer(settings) -> None:
     settings.CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [REDIS_URL], "prefix": f"goweb-test-{uuid.uuid4().hex}"},
+            "CONFIG": {"hosts": [redis_host(REDIS_URL)], "prefix": f"goweb-test-{uuid.uuid4().hex}"},
         }
     }
 
@@ -205,8 +206,31 @@ def test_channel_layer_config_follows_redis_url() -> None:
     redis_layer = channel_layers_config("redis://r:6379/0")["default"]
     assert redis_layer == {
         "BACKEND": "channels_redis.core.RedisChannelLayer",
-        "CONFIG": {"hosts": ["redis://r:6379/0"]},
+        "CONFIG": {"hosts": [{"address": "redis://r:6379/0", "socket_timeout": 30}]},
     }
+
+
+@pytest.mark.skipif(not _redis_reachable(), reason=f"Redis not reachable at {REDIS_URL}")
+def test_an_idle_receive_on_the_redis_layer_outlasts_its_blocking_pops() -> None:
+    from channels_redis.core import RedisChannelLayer
+
+    layer = RedisChannelLayer(**channel_layers_config(REDIS_URL)["default"]["CONFIG"])
+
+    async def scenario() -> dict:
+        channel = await layer.new_channel()
+
+        async def later() -> None:
+            await asyncio.sleep(layer.brpop_timeout + 3)  # past a blocking pop and redis-py's 5 s default
+            await layer.send(channel, {"type": "late"})
+
+        sender = asyncio.create_task(later())
+        try:
+            return await asyncio.wait_for(layer.receive(channel), timeout=30)
+        finally:
+            await sender
+            await layer.close_pools()
+
+    assert asyncio.run(scenario()) == {"type": "late"}
 
 
 def test_cache_follows_redis_url_so_rate_limits_hold_across_web_processes() -> None:
