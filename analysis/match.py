@@ -19,6 +19,7 @@ import json
 import signal
 import sys
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from pathlib import Path
 
 from analysis.go.coords import MAX_SIZE, MIN_SIZE
@@ -38,21 +39,24 @@ def run_match(
     timeout: float = 60.0,
     sgf_dir: Path | None = None,
     on_game: Callable[[GameResult], None] | None = None,
+    referee: str | None = None,
 ) -> MatchSummary:
     """Play ``games`` games between engine A (``black`` command) and B (``white``), alternating colours.
 
     Saves ``game-NNN.sgf`` files in ``sgf_dir`` when given and calls ``on_game``
-    after every game.  Returns the summary; every engine process has ended by
+    after every game.  ``referee`` is a GTP engine command that counts the games the two
+    engines score differently.  Returns the summary; every engine process has ended by
     then.  Raises ValueError for a bad command line, OSError if an engine cannot
     be started at all or a file cannot be written.
     """
     results: list[GameResult] = []
-    with MatchEngine("A", black, timeout) as a, MatchEngine("B", white, timeout) as b:
+    judge = None if referee is None else MatchEngine("referee", referee, timeout)
+    with MatchEngine("A", black, timeout) as a, MatchEngine("B", white, timeout) as b, judge or nullcontext():
         a.start()
         b.start()
         for number in range(1, games + 1):
             first, second = (a, b) if number % 2 else (b, a)
-            result, record = play_game(number, first, second, config)
+            result, record = play_game(number, first, second, config, judge)
             if sgf_dir is not None:
                 save_sgf(record, sgf_dir, number)
             results.append(result)
@@ -98,6 +102,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
                         help="score the game after this many moves (default 3 * size * size)")
     parser.add_argument("--timeout", type=_positive(float), default=60.0,
                         help="seconds an engine may take for any command (default 60)")
+    parser.add_argument("--referee", help="a GTP engine that counts the games the two engines score "
+                        "differently, e.g. \"gnugo --mode gtp --chinese-rules\" (default: our own count)")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
     return parser.parse_args(argv)
 
@@ -119,7 +125,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     on_game = None if args.json else lambda result: print(format_game(result), flush=True)
     try:
-        summary = run_match(args.black, args.white, args.games, config, args.timeout, args.sgf_dir, on_game)
+        summary = run_match(args.black, args.white, args.games, config, args.timeout, args.sgf_dir, on_game,
+                            args.referee)
     except (OSError, ValueError) as e:
         sys.exit(f"match aborted: {e}")
     print(json.dumps(summary.to_json(), indent=2) if args.json else format_summary(summary))

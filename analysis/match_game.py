@@ -4,7 +4,9 @@ Every move an engine generates is checked on our Position before it is sent to
 the other engine: a malformed or illegal move, a crash, an error reply or a
 timeout loses the game at once (``B+F`` / ``W+F``, ``+T`` for a timeout).  A
 game that ends with two passes or at the move limit is scored: the engines'
-``final_score`` decides when both answer the same, otherwise our own count.
+``final_score`` decides when both answer the same; otherwise a referee engine's
+``final_score`` on the replayed game when one is given (as ``gogui-twogtp -referee``
+does), else our own count.
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ class GameResult:
 
     ``reason`` is ``two passes``, ``move limit``, ``resignation``, ``illegal move``,
     ``timeout`` or ``engine error``; the scores are set only for scored games
-    (``decided_by`` is then ``engines`` or ``ours``).
+    (``decided_by`` is then ``engines``, ``referee`` or ``ours``).
     """
 
     number: int
@@ -56,6 +58,7 @@ class GameResult:
     white_score: str | None = None
     our_score: str | None = None
     decided_by: str | None = None
+    referee_score: str | None = None
 
     @property
     def disagreement(self) -> bool:
@@ -173,21 +176,38 @@ def _final_score(engine: MatchEngine) -> str | None:
         return None
 
 
+def _referee_score(referee: MatchEngine, position: Position, config: GameConfig) -> str | None:
+    """Replay the game on ``referee`` and return its ``final_score``, or None if any command fails."""
+    try:
+        referee.start()
+        for command in (f"boardsize {config.size}", "clear_board", f"komi {config.komi:g}"):
+            referee.send(command)
+        for move in position.moves:
+            referee.send(f"play {GTP_COLOR[move.color]} {to_gtp(move.point, position.size)}")
+        return referee.send("final_score").strip()
+    except (GtpError, OSError):
+        referee.discard()
+        return None
+
+
 def _scored(number: int, players: dict[int, MatchEngine], position: Position, config: GameConfig,
-            reason: str) -> GameResult:
-    """Return the result of a game that ended on the board, counted by the engines or by us."""
+            reason: str, referee: MatchEngine | None) -> GameResult:
+    """Return the result of a game that ended on the board, counted by the engines, the referee or us."""
     black_score, white_score = _final_score(players[BLACK]), _final_score(players[WHITE])
     ours = score(position, config.rules, dead=estimate_dead(position)).margin
     black_margin = None if black_score is None else parse_score(black_score)
     white_margin = None if white_score is None else parse_score(white_score)
+    referee_score = None
     if black_margin is not None and black_margin == white_margin:
         margin, decided_by = black_margin, "engines"
     else:
-        margin, decided_by = ours, "ours"
+        referee_score = None if referee is None else _referee_score(referee, position, config)
+        referee_margin = None if referee_score is None else parse_score(referee_score)
+        margin, decided_by = (ours, "ours") if referee_margin is None else (referee_margin, "referee")
     winner = None if margin == 0 else players[BLACK if margin > 0 else WHITE].name
     return GameResult(number, players[BLACK].name, players[WHITE].name, winner, format_margin(margin), reason,
                       len(position.moves), black_score=black_score, white_score=white_score,
-                      our_score=format_margin(ours), decided_by=decided_by)
+                      our_score=format_margin(ours), decided_by=decided_by, referee_score=referee_score)
 
 
 def _lost(number: int, players: dict[int, MatchEngine], loser: int, reason: str, moves: int,
@@ -198,10 +218,11 @@ def _lost(number: int, players: dict[int, MatchEngine], loser: int, reason: str,
                       f"{SGF_COLOR[-loser]}+{suffix}", reason, moves, detail=detail)
 
 
-def play_game(number: int, black: MatchEngine, white: MatchEngine,
-              config: GameConfig) -> tuple[GameResult, GameRecord]:
+def play_game(number: int, black: MatchEngine, white: MatchEngine, config: GameConfig,
+              referee: MatchEngine | None = None) -> tuple[GameResult, GameRecord]:
     """Play game ``number`` and return its result and its record (RE and a comment set).
 
+    ``referee`` counts the game when the players' ``final_score`` replies differ.
     Never raises for a misbehaving engine: that engine loses the game.
     """
     players = {BLACK: black, WHITE: white}
@@ -218,7 +239,7 @@ def play_game(number: int, black: MatchEngine, white: MatchEngine,
         if reason == "resignation":
             result = _lost(number, players, position.to_play, reason, len(position.moves))
         else:
-            result = _scored(number, players, position, config, reason)
+            result = _scored(number, players, position, config, reason, referee)
     record.root.set("RE", result.result)
     record.root.set_comment(describe(result))
     return result, record
@@ -235,7 +256,8 @@ def describe(result: GameResult) -> str:
         lines.append(result.detail)
     if result.decided_by:
         lines.append(f"final_score: black engine {result.black_score}, white engine {result.white_score}, "
-                     f"ours {result.our_score}")
+                     f"ours {result.our_score}"
+                     + (f", referee {result.referee_score}" if result.referee_score else ""))
     return "\n".join(lines)
 
 

@@ -71,9 +71,9 @@ class MatchSummary:
 
 
 def _dispute(result: GameResult) -> dict[str, Any]:
-    """Return a score disagreement: the game number, both engines' scores and ours."""
+    """Return a score disagreement: the game number, both engines' scores, ours and the referee's."""
     return {"game": result.number, "black_score": result.black_score, "white_score": result.white_score,
-            "ours": result.our_score}
+            "ours": result.our_score, "referee": result.referee_score}
 
 
 def _colour_record(results: Sequence[GameResult], name: str, colour: str) -> ColourRecord:
@@ -131,5 +131,6 @@ def format_summary(summary: MatchSummary) -> str:
     lines.append("seconds per move: " + ", ".join(speed))
     lines.append(f"score disagreements: {len(summary.disagreements)}")
     lines += [f"  game {d['game']}: black engine {d['black_score']}, white engine {d['white_score']}, "
-              f"ours {d['ours']}" for d in map(_dispute, summary.disagreements)]
+              f"ours {d['ours']}" + (f", referee {d['referee']}" if d["referee"] else "")
+              for d in map(_dispute, summary.disagreements)]
     return "\n".join(lines)

@@ -23,9 +23,10 @@ ROOT = Path(__file__).resolve().parent.parent
 NINE = GameConfig(size=9, komi=7.5, rules="chinese", max_moves=150)
 needs_gnugo = pytest.mark.skipif(shutil.which(GNUGO) is None, reason="GNU Go is installed by `make test`")
 
-# A minimal GTP engine: ``fake.py MODE``.  genmove answers by MODE: ``pass``
+# A minimal GTP engine: ``fake.py MODE [SCORE]``.  genmove answers by MODE: ``pass``
 # always passes; ``occupied`` plays A1 every time (illegal from its second
 # move); ``exit`` plays A1, then exits without answering; ``hang`` never answers.
+# final_score answers SCORE (default 0).
 FAKE_ENGINE = """\
 import sys, time
 mode, genmoves = sys.argv[1], 0
@@ -38,7 +39,7 @@ for line in sys.stdin:
         print("=\\n", flush=True)
         break
     if words[0] == "final_score":
-        reply = "0"
+        reply = sys.argv[2] if len(sys.argv) > 2 else "0"
     if words[0] == "genmove":
         genmoves += 1
         if mode == "hang":
@@ -141,6 +142,18 @@ def test_scored_game_between_passing_engines_is_a_draw_by_the_engines(tmp_path: 
     assert (result.reason, result.result, result.winner) == ("two passes", "0", None)
     assert (result.decided_by, result.our_score) == ("engines", "0")
     assert (summary.draws, summary.win_rate, summary.disagreements) == (1, 0.5, [])
+
+
+def test_a_referee_counts_the_games_the_engines_score_differently(tmp_path: Path) -> None:
+    black, white, referee = fake(tmp_path, "pass B+5"), fake(tmp_path, "pass W+3"), fake(tmp_path, "pass B+2")
+    result = run_match(black, white, 1, NINE).results[0]
+    assert (result.result, result.decided_by, result.referee_score) == ("W+7.5", "ours", None)
+    summary = run_match(black, white, 1, NINE, referee=referee)
+    result = summary.results[0]
+    assert (result.black_score, result.white_score, result.our_score) == ("B+5", "W+3", "W+7.5")
+    assert (result.result, result.winner, result.decided_by) == ("B+2", "A", "referee")
+    assert result.referee_score == "B+2"
+    assert summary.to_json()["disagreements"][0]["referee"] == "B+2"
 
 
 def test_resolve_command_uses_this_interpreter_for_python() -> None:
