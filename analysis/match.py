@@ -18,13 +18,18 @@ import argparse
 import json
 import signal
 import sys
+import threading
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import nullcontext
 from pathlib import Path
+from typing import TextIO
 
 from analysis.go.coords import MAX_SIZE, MIN_SIZE
+from analysis.go.sgf import GameRecord
 from analysis.match_engine import MatchEngine
 from analysis.match_game import GameConfig, GameResult, play_game, save_sgf
+from analysis.match_log import append, log_line
 from analysis.match_stats import MatchSummary, format_summary, summarize
 
 RULES = ("chinese", "japanese")
@@ -40,30 +45,80 @@ def run_match(
     sgf_dir: Path | None = None,
     on_game: Callable[[GameResult], None] | None = None,
     referee: str | None = None,
+    jobs: int = 1,
+    first_game: int = 1,
+    log: TextIO | None = None,
 ) -> MatchSummary:
     """Play ``games`` games between engine A (``black`` command) and B (``white``), alternating colours.
 
-    Saves ``game-NNN.sgf`` files in ``sgf_dir`` when given and calls ``on_game``
-    after every game.  ``referee`` is a GTP engine command that counts the games the two
-    engines score differently.  Returns the summary; every engine process has ended by
-    then.  Raises ValueError for a bad command line, OSError if an engine cannot
-    be started at all or a file cannot be written.
+    Games are numbered from ``first_game``; A is black in the odd ones.  ``jobs``
+    tables play at once, each with its own engine processes.  Saves ``game-NNN.sgf``
+    files in ``sgf_dir`` when given, appends a line per game to ``log`` (see
+    :mod:`analysis.match_log`) and calls ``on_game`` after every game.  ``referee`` is
+    a GTP engine command that counts the games the two engines score differently.
+    Returns the summary, games in number order; every engine process has ended by then.
+    Raises ValueError for a bad command line, OSError if an engine cannot be started
+    at all or a file cannot be written.
     """
+    engines = {"A": black, "B": white}
+    numbers = iter(range(first_game, first_game + games))
+    lock = threading.Lock()
+    stop = threading.Event()
     results: list[GameResult] = []
-    judge = None if referee is None else MatchEngine("referee", referee, timeout)
-    with MatchEngine("A", black, timeout) as a, MatchEngine("B", white, timeout) as b, judge or nullcontext():
-        a.start()
-        b.start()
-        for number in range(1, games + 1):
-            first, second = (a, b) if number % 2 else (b, a)
-            result, record = play_game(number, first, second, config, judge)
+    timing = {name: [0.0, 0] for name in engines}
+    running: list[MatchEngine] = []
+
+    def record(result: GameResult, game: GameRecord, seconds: dict[str, float],
+               genmoves: dict[str, int]) -> None:
+        with lock:
             if sgf_dir is not None:
-                save_sgf(record, sgf_dir, number)
+                save_sgf(game, sgf_dir, result.number)
+            if log is not None:
+                append(log, log_line(result, engines, seconds, genmoves))
             results.append(result)
+            for name in engines:
+                timing[name][0] += seconds[name]
+                timing[name][1] += genmoves[name]
             if on_game is not None:
                 on_game(result)
-        timing = {e.name: (e.move_seconds, e.moves) for e in (a, b)}
-    return summarize(results, {"A": black, "B": white}, timing)
+
+    def table() -> None:
+        a, b = MatchEngine("A", black, timeout), MatchEngine("B", white, timeout)
+        judge = None if referee is None else MatchEngine("referee", referee, timeout)
+        with lock:
+            running.extend(e for e in (a, b, judge) if e is not None)
+        with a, b, judge or nullcontext():
+            a.start()
+            b.start()
+            while not stop.is_set():
+                with lock:
+                    number = next(numbers, None)
+                if number is None:
+                    return
+                before = {e.name: (e.move_seconds, e.moves) for e in (a, b)}
+                first, second = (a, b) if number % 2 else (b, a)
+                result, game = play_game(number, first, second, config, judge)
+                if stop.is_set():
+                    return
+                record(result, game, {e.name: e.move_seconds - before[e.name][0] for e in (a, b)},
+                       {e.name: e.moves - before[e.name][1] for e in (a, b)})
+
+    pool = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="match-table")
+    try:
+        for future in [pool.submit(table) for _ in range(min(jobs, games))]:
+            try:
+                future.result()
+            except BaseException:
+                stop.set()
+                raise
+    finally:
+        stop.set()
+        with lock:
+            for engine in running:
+                engine.close()
+        pool.shutdown(wait=True)
+    results.sort(key=lambda r: r.number)
+    return summarize(results, engines, {name: (t[0], int(t[1])) for name, t in timing.items()})
 
 
 def format_game(result: GameResult) -> str:
@@ -104,6 +159,12 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
                         help="seconds an engine may take for any command (default 60)")
     parser.add_argument("--referee", help="a GTP engine that counts the games the two engines score "
                         "differently, e.g. \"gnugo --mode gtp --chinese-rules\" (default: our own count)")
+    parser.add_argument("--jobs", type=_positive(int), default=1,
+                        help="games played at once, each pair of engines in its own processes (default 1)")
+    parser.add_argument("--log", type=Path, help="append one JSON line per finished game to this file; "
+                        "python -m analysis.match_log sums logs up")
+    parser.add_argument("--first-game", type=_positive(int), default=1,
+                        help="number of the first game, to continue a log (default 1)")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
     return parser.parse_args(argv)
 
@@ -125,8 +186,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     on_game = None if args.json else lambda result: print(format_game(result), flush=True)
     try:
-        summary = run_match(args.black, args.white, args.games, config, args.timeout, args.sgf_dir, on_game,
-                            args.referee)
+        with open(args.log, "a") if args.log else nullcontext() as log:
+            summary = run_match(args.black, args.white, args.games, config, args.timeout, args.sgf_dir,
+                                on_game, args.referee, args.jobs, args.first_game, log)
     except (OSError, ValueError) as e:
         sys.exit(f"match aborted: {e}")
     print(json.dumps(summary.to_json(), indent=2) if args.json else format_summary(summary))

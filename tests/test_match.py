@@ -17,6 +17,7 @@ from analysis.gtp.client import GNUGO
 from analysis.match import main, run_match
 from analysis.match_engine import EngineTimeout, MatchEngine, resolve_command
 from analysis.match_game import GameConfig, parse_score
+from analysis.match_log import MatchLogError, read_log, summarize_log
 from analysis.match_stats import wilson_interval
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -162,3 +163,35 @@ def test_resolve_command_uses_this_interpreter_for_python() -> None:
     assert resolve_command("/usr/games/gnugo --mode gtp")[0] == "/usr/games/gnugo"
     with pytest.raises(ValueError):
         resolve_command("  ")
+
+
+def test_parallel_tables_play_each_game_once_and_the_log_sums_to_the_same_summary(tmp_path: Path) -> None:
+    log_path = tmp_path / "games.jsonl"
+    with log_path.open("a") as log:
+        summary = run_match(fake(tmp_path, "occupied"), fake(tmp_path, "pass"), 5, NINE, jobs=2, first_game=3,
+                            log=log, sgf_dir=tmp_path)
+    assert [r.number for r in summary.results] == [3, 4, 5, 6, 7]
+    # A is black in the odd games
+    assert [r.result for r in summary.results] == ["W+F", "B+F", "W+F", "B+F", "W+F"]
+    assert sorted(p.name for p in tmp_path.glob("*.sgf")) == [f"game-00{n}.sgf" for n in range(3, 8)]
+    logged = summarize_log(read_log([log_path]))
+    assert (logged.games, logged.wins, logged.by_colour) == (5, {"A": 0, "B": 5}, summary.by_colour)
+    assert logged.moves == summary.moves
+    assert sorted(r.number for r in logged.results) == [3, 4, 5, 6, 7]
+
+
+def test_match_log_rejects_bad_lines_and_mixed_engines_naming_the_line(tmp_path: Path) -> None:
+    log_path = tmp_path / "games.jsonl"
+    with log_path.open("a") as log:
+        run_match(fake(tmp_path, "occupied"), fake(tmp_path, "pass"), 1, NINE, log=log)
+    good = log_path.read_text()
+    log_path.write_text(good + "{not json\n")
+    with pytest.raises(MatchLogError, match=r"games\.jsonl:2: not JSON"):
+        read_log([log_path])
+    other = json.loads(good)
+    other["engines"]["B"] = "gnugo"
+    log_path.write_text(good + json.dumps(other) + "\n")
+    with pytest.raises(MatchLogError, match="was played by"):
+        summarize_log(read_log([log_path]))
+    with pytest.raises(MatchLogError, match="no games"):
+        summarize_log([])

@@ -74,6 +74,19 @@ def test_targets_are_the_moves_actually_played_and_symmetry_keeps_them_consisten
     assert sampler.stats.games_unplayable >= 1  # broken.sgf, counted, not silently dropped
 
 
+def test_value_rate_keeps_the_value_target_on_that_fraction_of_positions(games: Path) -> None:
+    def known(rate: float) -> float:
+        sampler = PositionSampler([str(games)], "golois", pool_size=3, shuffle_buffer=1, seed=3,
+                                  value_rate=rate)
+        return float(np.mean(~np.isnan(sampler.batch(400).value)))
+
+    everything = known(1.0)
+    assert 0.5 < everything < 0.9  # the B+T game has no value target
+    assert 0.15 * everything < known(0.25) < 0.35 * everything
+    with pytest.raises(ValueError):
+        PositionSampler([str(games)], value_rate=0.0)
+
+
 def test_fixed_positions_are_deterministic_and_report_the_next_move(games: Path) -> None:
     a = fixed_positions([str(games)], 10, seed=5)
     b = fixed_positions([str(games)], 10, seed=5)
@@ -96,6 +109,13 @@ def test_plateau_halving_halves_only_on_a_plateau() -> None:
     assert s.rate < 0.1
     again = PlateauHalving.from_state(s.state_dict())
     assert again == s
+    again.restart(0.01)
+    for _ in range(4):
+        again.observe(1.0, 10)  # flat, but within the patience after a manual step
+    assert again.rate == 0.01
+    for _ in range(20):
+        again.observe(1.0, 10)
+    assert again.rate < 0.01
 
 
 def short_run(tmp_path: Path, games: Path, name: str, resume: str | None, samples: int) -> TrainConfig:

@@ -27,6 +27,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--resume", help="checkpoint to continue from")
     p.add_argument("--batch-size", type=int, default=128)
     p.add_argument("--lr", type=float, default=0.002)
+    p.add_argument("--restart-lr", type=float, default=0.0,
+                   help="with --resume, set the learning rate to this and restart the plateau schedule")
+    p.add_argument("--value-rate", type=float, default=1.0,
+                   help="fraction of positions that train the value head (the rest train the policy only)")
     p.add_argument("--optimizer", choices=["adamw", "sgd"], default="adamw")
     p.add_argument("--max-samples", type=int, default=0, help="stop after this many samples (0: no limit)")
     p.add_argument("--max-minutes", type=float, default=0.0, help="stop after this long (0: no limit)")

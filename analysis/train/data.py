@@ -8,7 +8,10 @@ replaced by the next one from a shuffle buffer over the stream of records.
 Targets of a sample, for the player to move:
 - ``moves``: the next ``k`` moves (``-1`` past the end of the game);
 - ``value``: 1 if the player to move won, 0 if it lost, 0.5 for a draw, NaN when
-  the result is unknown or the game ended on time or by forfeit;
+  the result is unknown or the game ended on time or by forfeit.  Only a random
+  ``value_rate`` of the positions keep it (the rest are NaN): a game's positions
+  all share one result, and training the value head on every one of them makes it
+  memorise games instead of judging positions (the AlphaGo paper's finding);
 - ``previous``: the move that led to the position (``-1`` at the start).
 A sampler for ``target="previous"`` (back prediction, Tang & Kaneko) puts the
 previous move in ``moves`` instead, with a mask of the moves that could have
@@ -106,9 +109,13 @@ class PositionSampler:
         seed: int = 0,
         board_size: int = 19,
         target: str = "next",
+        value_rate: float = 1.0,
     ) -> None:
         if target not in TARGETS:
             raise ValueError(f"target must be one of {TARGETS}, not {target!r}")
+        if not 0.0 < value_rate <= 1.0:
+            raise ValueError(f"value_rate must be in (0, 1], not {value_rate}")
+        self.value_rate = value_rate
         self.target = target
         self.paths = [str(p) for p in paths]
         self.feature_set = get_feature_set(feature_set)
@@ -182,6 +189,8 @@ class PositionSampler:
             targets += [-1] * (self.k - len(targets))
             previous = pos.last_move.point if pos.last_move else -1
             value = game.value_black if color == BLACK else 1.0 - game.value_black  # NaN stays NaN
+            if self.value_rate < 1.0 and self.rng.random() >= self.value_rate:
+                value = math.nan
             snapshot = pos.copy()
             try:
                 pos.play(point, color)

@@ -51,6 +51,8 @@ class TrainConfig:
     optimizer: str = "adamw"
     weight_decay: float = 1e-4
     value_weight: float = 0.5
+    value_rate: float = 1.0
+    restart_lr: float = 0.0
     future_weight: float = 0.5
     max_samples: int = 0
     max_minutes: float = 0.0
@@ -66,15 +68,16 @@ class TrainConfig:
 class _Stream(IterableDataset):
     """Batches from a PositionSampler, in a DataLoader worker process."""
 
-    def __init__(self, paths: list[str], config: GoloisConfig, batch_size: int, seed: int) -> None:
-        self.args = (paths, config, batch_size, seed)
+    def __init__(self, paths: list[str], config: GoloisConfig, batch_size: int, seed: int,
+                 value_rate: float) -> None:
+        self.args = (paths, config, batch_size, seed, value_rate)
 
     def __iter__(self) -> Iterator[dict]:
-        paths, config, batch_size, seed = self.args
+        paths, config, batch_size, seed, value_rate = self.args
         info = torch.utils.data.get_worker_info()
         worker_seed = seed * 1000 + (info.id if info else 0)
         sampler = PositionSampler(paths, config.feature_set, config.future_moves, seed=worker_seed,
-                                  target=config.target)
+                                  target=config.target, value_rate=value_rate)
         while True:
             b = sampler.batch(batch_size)
             yield {"inputs": torch.from_numpy(b.inputs), "legal": torch.from_numpy(b.legal),
@@ -167,13 +170,16 @@ def train(cfg: TrainConfig) -> dict:
         model.load_state_dict(state["model"])
         optimizer.load_state_dict(state["optimizer"])
         schedule = PlateauHalving.from_state(state["schedule"])
+        if cfg.restart_lr:
+            schedule.restart(cfg.restart_lr)
         samples, wall = state["samples"], state["wall_seconds"]
         torch.set_rng_state(state["rng"]["torch"])
     net = DistributedDataParallel(model) if distributed else model
     bf16 = cfg.bf16 and device().type == "cpu"
 
     world = dist.get_world_size() if distributed else 1
-    stream = _Stream(cfg.data, config, cfg.batch_size, seed=cfg.seed + 7919 * rank + samples)
+    stream = _Stream(cfg.data, config, cfg.batch_size, seed=cfg.seed + 7919 * rank + samples,
+                     value_rate=cfg.value_rate)
     loader = DataLoader(stream, batch_size=None, num_workers=cfg.workers,
                         prefetch_factor=4 if cfg.workers else None)
     run_dir = Path(cfg.run_dir)

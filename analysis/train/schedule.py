@@ -56,6 +56,12 @@ class PlateauHalving:
             return True
         return False
 
+    def restart(self, rate: float) -> None:
+        """Set the rate by hand (a manual step, on resume); the next halving waits ``patience`` steps."""
+        self.rate = rate
+        self.last_decrease = self.step
+        self.step_losses = []
+
     def state_dict(self) -> dict:
         """Return the schedule's state, for checkpoints."""
         return asdict(self)
