@@ -6,7 +6,7 @@ import shutil
 
 import pytest
 
-from analysis.go.coords import BLACK, WHITE, from_gtp, parse_color
+from analysis.go.coords import BLACK, WHITE, from_gtp, parse_color, to_gtp
 from analysis.go.position import Position
 from analysis.go.scoring import Score, area_score, estimate_dead, rules_kind, score, territory_score
 from analysis.gtp.client import GNUGO, gnugo
@@ -59,6 +59,39 @@ def test_a_living_group_with_two_eyes_is_not_estimated_dead() -> None:
         . . . . . . . . .
     """)
     assert estimate_dead(pos) == set()
+
+
+# Two eyeless inner groups share the liberties A9 and A5: whoever fills one puts
+# itself in atari, and the capture gives the other side a living straight four or
+# a big group, so neither fills and both live.  Random playouts used to fill them.
+SEKI = """
+    . X O . O X . . .
+    O X O O O X . . .
+    O X O . O X . . .
+    O X O O O X . . .
+    . X O . O X . . .
+    X X O O O X . . .
+    O O O . O X . . .
+    . . O O O X . . .
+    . . . . O X . . .
+"""
+
+
+@pytest.mark.skipif(shutil.which(GNUGO) is None, reason="GNU Go is installed by `make test`")
+@pytest.mark.parametrize("to_play", [BLACK, WHITE])
+def test_seki_stones_are_not_estimated_dead_and_the_count_matches_gnugo(to_play: int) -> None:
+    pos = Position.from_diagram(SEKI, komi=0.5)
+    pos.to_play = to_play
+    assert estimate_dead(pos) == set()
+    with gnugo("--chinese-rules") as engine:
+        engine.send("boardsize 9")
+        engine.send("komi 0.5")
+        for p in range(81):
+            if pos.color_at(p):
+                engine.send(f"play {'b' if pos.color_at(p) == BLACK else 'w'} {to_gtp(p, 9)}")
+        assert engine.send("final_status_list dead") == ""
+        assert "A8" in engine.send("final_status_list seki")
+        assert area_score(pos, estimate_dead(pos)).result() == engine.send("final_score").replace(".0", "")
 
 
 def test_result_strings() -> None:

@@ -1,8 +1,9 @@
 """Scoring: area (Chinese, Tromp-Taylor) and territory (Japanese, Korean), and dead stones.
 
 Both scorings take the set of dead stones as given.  ``estimate_dead`` makes
-a first estimate from random playouts (the board core runs them in C); the
-networks will replace it with their ownership head.
+an estimate from playouts that the board core runs in C (darkforest's way):
+random moves with capture-and-save replies and no self-atari, so that seki is
+kept.  Unsettled semeai at the end of a game can still fool it.
 
 Territory scoring counts every empty region bordered by one colour alone,
 so eyes inside a seki count as territory too (Japanese rules would not
@@ -103,9 +104,12 @@ def score(pos: Position, rules: str = "chinese", dead: Iterable[int] | None = No
 
 
 def ownership(pos: Position, playouts: int = 200, seed: int = 0) -> np.ndarray:
-    """Return the mean area owner of each point (+1 black, -1 white) over random playouts.
+    """Return the mean area owner of each point (+1 black, -1 white) over playouts.
 
-    The playouts start with the player to move and never fill a real eye.  Returns
+    The playouts start with the player to move.  Each side captures a string just
+    played in atari or saves its own string that move put in atari; otherwise it
+    plays at random, but never fills a real eye of its own nor puts two or more of
+    its stones in atari, so seki stays seki (``gb_playout`` in the C core).  Returns
     a float64 (size, size) array; the position is unchanged.
     """
     raw = pos.board.ownership(pos.to_play, playouts, seed)

@@ -642,31 +642,67 @@ static uint64_t xorshift(uint64_t *s) {
     return *s = x;
 }
 
+/* The liberty that saves a string of color in atari by extending (to 2+ liberties or a capture), or 0. */
+static int saving_liberty(GoBoard *b, int p, int color) {
+    int lib;
+    if (gb_liberty_points(b, p, &lib, 1) != 1) return 0;
+    int after = gb_libs_after(b, lib, color);
+    return after == -1 || after >= 2 ? lib : 0;
+}
+
+/* A playout's answer to the opponent's move at last: capture the string just
+ * played if it is in atari, else save one of color's strings next to it that
+ * it put in atari.  Returns the point, or 0 when there is none. */
+static int tactical_reply(GoBoard *b, int last, int color) {
+    int lib;
+    if (gb_libs(b, last) == 1 && gb_liberty_points(b, last, &lib, 1) == 1) return lib;
+    GB_FOR_DIRS(d) {
+        int q = last + b->dirs[d];
+        if (GB_AT(b, GB_COLOR, q) == color && gb_libs(b, q) == 1) {
+            int save = saving_liberty(b, q, color);
+            if (save) return save;
+        }
+    }
+    return 0;
+}
+
+/* 1 if color playing p would put a string of two or more stones in atari without capturing. */
+static int self_atari(GoBoard *b, int p, int color) {
+    if (gb_libs_after(b, p, color) != 1) return 0;
+    GB_FOR_DIRS(d) if (GB_AT(b, GB_COLOR, p + b->dirs[d]) == color) return 1;
+    return 0;
+}
+
 int gb_playout(GoBoard *b, int to_play, uint64_t *rng, int max_moves) {
     int cand[GB_MAX_P];
-    int played = 0, passes = 0, color = to_play;
+    int played = 0, passes = 0, color = to_play, last = 0;
     while (played < max_moves && passes < 2) {
-        int n = 0;
-        for (int r = 1; r <= b->size; r++)
-            for (int c = 1; c <= b->size; c++) {
-                int p = r * b->W + c;
-                if (GB_AT(b, GB_COLOR, p) == GB_EMPTY) cand[n++] = p;
-            }
         int moved = 0;
-        while (n > 0) {
+        int reply = last ? tactical_reply(b, last, color) : 0;
+        if (reply) {
+            int r = gb_play(b, reply, color);
+            if (r == GB_ERR_NOMEM) return -1;
+            if (r >= 0) moved = reply;
+        }
+        int n = 0;
+        if (!moved)
+            for (int r = 1; r <= b->size; r++)
+                for (int c = 1; c <= b->size; c++) {
+                    int p = r * b->W + c;
+                    if (GB_AT(b, GB_COLOR, p) == GB_EMPTY) cand[n++] = p;
+                }
+        while (!moved && n > 0) {
             int i = (int)(xorshift(rng) % (uint64_t)n);
             int p = cand[i];
             cand[i] = cand[--n];
-            if (gb_is_eye(b, p, color)) continue;
+            if (gb_is_eye(b, p, color) || self_atari(b, p, color)) continue;
             int r = gb_play(b, p, color);
             if (r == GB_ERR_NOMEM) return -1;
-            if (r >= 0) {
-                moved = 1;
-                break;
-            }
+            if (r >= 0) moved = p;
         }
         if (!moved && gb_pass(b, color) < 0) return -1;
         passes = moved ? 0 : passes + 1;
+        last = moved;
         played++;
         color = -color;
     }

@@ -123,8 +123,11 @@ int gb_hash_seen(const GoBoard *b, uint64_t h);
 /* 1 if p is an empty point whose neighbours are all color and whose diagonals
  * hold at most one enemy stone (none on the edge): a real eye for playouts. */
 int gb_is_eye(const GoBoard *b, int p, int color);
-/* Random playout from the current position: uniformly random legal moves that
- * never fill one's own eye, until two passes or max_moves.  Every move is an
+/* Playout from the current position, until two passes or max_moves: each side
+ * first answers the opponent's last move by capturing the string just played if
+ * it is in atari, or by saving its own string that move put in atari; otherwise
+ * it plays a uniformly random legal move that neither fills its own eye nor puts
+ * two or more of its stones in atari (so seki stays seki).  Every move is an
  * undoable frame; returns the number of frames pushed, or -1 if out of memory. */
 int gb_playout(GoBoard *b, int to_play, uint64_t *rng, int max_moves);
 /* Area ownership per padded point: stone colour, or the colour that alone

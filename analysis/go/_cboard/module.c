@@ -500,7 +500,8 @@ static PyMethodDef Board_methods[] = {
      "area_owner() -> bytes: int8 per point, the stone's colour or the only colour bordering the empty region."},
     {"ownership", (PyCFunction)Board_ownership, METH_VARARGS,
      "ownership(to_play, playouts, seed) -> bytes: float64 per point, mean area owner (+1 black) over "
-     "random playouts that never fill an eye; the board is restored."},
+     "playouts (capture and save replies, else random moves that fill no eye and make no "
+     "self-atari of 2+ stones); the board is restored."},
     {"ladder_capture", (PyCFunction)(void (*)(void))Board_ladder_capture, METH_VARARGS | METH_KEYWORDS,
      "ladder_capture(point, max_depth=100, max_nodes=1000) -> (captured, pv, nodes, budget_hit): "
      "the attacker moves first against the string at point (Cazenave's captureLadder)."},
