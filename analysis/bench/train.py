@@ -7,6 +7,10 @@ random 19x19 inputs, in float32 and under bf16 autocast.  A step costs about
 weights; a slight overestimate, as the input layer needs no gradient for its
 input), reported against the yardsticks of ``analysis.bench.nn``.
 
+The candidates are every policy preset, trained in bf16 the same way: the
+throughput that chose the default architecture (a smaller net sees more
+positions in the hours a 2-core machine has).
+
 The data pipeline is one ``PositionSampler`` (what each DataLoader worker runs)
 on a month of the Tygem training games: the time to its first batch (filling
 the shuffle buffer and the pool of games) and its samples/s afterwards.
@@ -21,7 +25,7 @@ import torch
 
 from analysis.bench.nn import BOARD, DTYPES, PRESET, efficiency, forward_flops, seconds_per_call, yardsticks
 from analysis.bench.positions import SHARED_DATA
-from analysis.nets.presets import Config, build, get_preset
+from analysis.nets.presets import PRESETS, Config, build, get_preset
 from analysis.train.data import PositionSampler
 from analysis.train.loop import TrainConfig, losses
 
@@ -57,6 +61,20 @@ def train_samples_per_s(config: Config, dtype: str, min_seconds: float) -> float
         optimizer.step()
 
     return BATCH / seconds_per_call(step, min_seconds)
+
+
+def candidate_rates(min_seconds: float) -> dict[str, dict]:
+    """Return, per next-move preset, its parameters and bf16 training samples/s and samples per hour."""
+    out = {}
+    for name in sorted(PRESETS):
+        config = get_preset(name)
+        if config.target != "next":
+            continue
+        rate = train_samples_per_s(config, "bfloat16", min_seconds)
+        params = sum(p.numel() for p in build(config).parameters())
+        out[name] = {"parameters": params, "samples_per_s": round(rate, 1),
+                     "samples_per_hour": int(rate * 3600)}
+    return out
 
 
 def sampler_rates(config: Config, batches: int) -> tuple[float, float]:
@@ -98,6 +116,7 @@ def run(quick: bool = False) -> dict:
                       for d, r in rates.items()}
     training["faster"] = max(rates, key=rates.get)
     figures["training"] = training
+    figures["candidates"] = candidate_rates(1.0 if quick else 3.0)
     startup, data_rate = sampler_rates(config, batches=2 if quick else 10)
     figures["sampler"] = {
         "data": str(TRAIN_MONTH.relative_to(SHARED_DATA.parents[1])),
