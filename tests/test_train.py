@@ -18,6 +18,7 @@ from analysis.features import symmetry
 from analysis.go.coords import BLACK, WHITE, from_sgf
 from analysis.nets import checkpoint
 from analysis.nets.golois import GoloisConfig, GoloisNet
+from analysis.train.__main__ import main as train_main
 from analysis.train.data import PositionSampler, fixed_positions, result_value
 from analysis.train.loop import TrainConfig, train
 from analysis.train.schedule import PlateauHalving
@@ -209,3 +210,10 @@ def test_manage_py_train_is_the_same_command() -> None:
                           cwd=ROOT, timeout=120)
     assert done.returncode == 0
     assert "--preset" in done.stdout and "--resume" in done.stdout
+
+
+def test_restart_lr_without_resume_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        train_main(["--data", "games", "--restart-lr", "0.001"])
+    assert exit_info.value.code == 2
+    assert "--restart-lr needs --resume" in capsys.readouterr().err

@@ -46,7 +46,10 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Run training from command-line arguments; print the final validation metrics as JSON."""
-    args = vars(parser().parse_args(argv))
+    p = parser()
+    args = vars(p.parse_args(argv))
+    if args["restart_lr"] and not args["resume"]:
+        p.error("--restart-lr needs --resume: a new run starts at --lr")
     metrics = train(TrainConfig(**args))
     print(json.dumps(metrics, indent=2))
     return 0
