@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -131,3 +132,21 @@ def test_area_score_of_a_finished_gnugo_game_matches_gnugo(seed: int) -> None:
     assert estimate_dead(pos) == set()
     assert area_score(pos).result() == theirs.replace(".0", "")
     assert parse_color(theirs[0]) in (BLACK, WHITE)
+
+
+COUNTED_ARCHIVE = Path(__file__).resolve().parents[2] / "shared/data/tygem-9d/validation/2011-12.zip"
+
+
+@pytest.mark.skipif(not COUNTED_ARCHIVE.exists(), reason="the shared Tygem archive is not beside the project")
+def test_estimate_gives_the_recorded_count_of_counted_9d_games():
+    """The first 60 counted games of the validation month: the recorded winner in all, the
+    exact recorded score in at least 54 (the 0.4 threshold used before: 56 winners, 47 exact)."""
+    from analysis.bench.scoring import counted_games
+
+    exact = winner = 0
+    for _, _, pos, recorded in counted_games(60, COUNTED_ARCHIVE):
+        margin = territory_score(pos, estimate_dead(pos)).margin
+        exact += margin == recorded
+        winner += (margin > 0) == (recorded > 0)
+    assert winner == 60
+    assert exact >= 54

@@ -21,6 +21,7 @@ BENCHES = {
     "features": "analysis.bench.features",
     "mcts": "analysis.bench.mcts",
     "nn": "analysis.bench.nn",
+    "scoring": "analysis.bench.scoring",
     "train": "analysis.bench.train",
     "web": "analysis.bench.web",
 }

@@ -1,0 +1,118 @@
+"""Scoring benchmark: the dead-stone estimate against the results of counted games.
+
+The counted games of the Tygem 9d validation month (``RE`` like ``B+3.5``:
+Korean territory rules, komi 6.5) end with their dead stones still on the
+board.  For each game the estimate's dead stones give a territory score.  The
+figures are, for each dead-stone threshold compared, the share of games whose
+score equals the recorded one exactly and the share with the recorded winner,
+and the milliseconds per estimate.  With ``--gnugo N``, GNU Go 3.8's
+``final_score`` on the first N of those games gives the same figures as a
+reference.  Some recorded results follow the server's own conventions (seki
+eyes, unplayed defensive moves), so no counter reaches 100%.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import shutil
+import tempfile
+import time
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+
+from analysis.bench.positions import VALIDATION
+from analysis.go.position import Position
+from analysis.go.scoring import dead_from_ownership, estimate_dead, ownership, territory_score
+from analysis.go.sgf import read_sgf, replay
+from analysis.gtp.client import GtpClient
+
+COUNTED = re.compile(r"([BW])\+(\d+(?:\.\d+)?)")
+THRESHOLDS = (0.0, 0.4)  # the default, and the one used before 2026-11-23
+GNUGO = "/usr/games/gnugo"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the benchmark's options: how many games, and how many of them GNU Go counts."""
+    parser.add_argument("--games", type=int, default=300, help="counted games to score (default 300)")
+    parser.add_argument("--gnugo", type=int, default=0, metavar="N",
+                        help="also let GNU Go count the first N games (default 0)")
+
+
+def counted_games(limit: int, archive: Path = VALIDATION) -> Iterator[tuple[str, bytes, Position, float]]:
+    """Yield up to ``limit`` (member name, SGF bytes, final position, recorded margin for Black).
+
+    Games whose result is not a count, or that do not replay, are skipped.
+    """
+    found = 0
+    with zipfile.ZipFile(archive) as zf:
+        for name in zf.namelist():
+            data = zf.read(name)
+            game = read_sgf(data, source=name)
+            match = COUNTED.fullmatch((game.root.get("RE") or "").strip())
+            if not match:
+                continue
+            try:
+                position = replay(game)
+            except ValueError:
+                continue
+            yield name, data, position, float(match.group(2)) * (1 if match.group(1) == "B" else -1)
+            found += 1
+            if found >= limit:
+                return
+
+
+def _gnugo_margin(gnugo: GtpClient, data: bytes, folder: str) -> float:
+    """Return GNU Go's final_score of the game in ``data``, as Black's margin."""
+    path = Path(folder) / "game.sgf"
+    path.write_bytes(data)
+    gnugo.send(f"loadsgf {path}")
+    result = gnugo.send("final_score").strip()
+    if result in ("0", "Draw"):
+        return 0.0
+    return float(result[2:]) * (1 if result[0] == "B" else -1)
+
+
+def _shares(pairs: list[tuple[float, float]]) -> dict:
+    """Return the exact and same-winner shares of (counted, recorded) margin pairs."""
+    n = len(pairs)
+    exact = sum(ours == recorded for ours, recorded in pairs)
+    winner = sum(np.sign(ours) == np.sign(recorded) for ours, recorded in pairs)
+    return {"games": n, "exact": round(exact / n, 4), "winner": round(winner / n, 4)}
+
+
+def run(quick: bool = False, games: int = 300, gnugo: int = 0) -> dict:
+    """Return the estimate's agreement with recorded counts per threshold, and GNU Go's if asked."""
+    games = 10 if quick else games
+    pairs: dict[float, list[tuple[float, float]]] = {t: [] for t in THRESHOLDS}
+    reference: list[tuple[float, float]] = []
+    estimate_seconds = 0.0
+    client = GtpClient([GNUGO, "--mode", "gtp"]) if gnugo and shutil.which(GNUGO) else None
+    with tempfile.TemporaryDirectory() as folder:
+        try:
+            for number, (_, data, position, recorded) in enumerate(counted_games(games)):
+                start = time.perf_counter()
+                estimate_dead(position)
+                estimate_seconds += time.perf_counter() - start
+                owner = ownership(position)
+                for t in THRESHOLDS:
+                    dead = dead_from_ownership(position, owner, t)
+                    pairs[t].append((territory_score(position, dead).margin, recorded))
+                if client is not None and number < gnugo:
+                    reference.append((_gnugo_margin(client, data, folder), recorded))
+        finally:
+            if client is not None:
+                client.close()
+    n = len(pairs[THRESHOLDS[0]])
+    figures = {
+        "archive": VALIDATION.name,
+        "estimate_ms": round(1000 * estimate_seconds / max(n, 1), 1),
+        **{f"threshold_{t:g}": _shares(pairs[t]) for t in THRESHOLDS},
+    }
+    if reference:
+        figures["gnugo"] = _shares(reference)
+        figures["ours_on_gnugo_games"] = _shares(pairs[THRESHOLDS[0]][: len(reference)])
+    return figures
