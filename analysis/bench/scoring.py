@@ -9,6 +9,11 @@ and the milliseconds per estimate.  With ``--gnugo N``, GNU Go 3.8's
 ``final_score`` on the first N of those games gives the same figures as a
 reference.  Some recorded results follow the server's own conventions (seki
 eyes, unplayed defensive moves), so no counter reaches 100%.
+
+With ``--sgf-dir DIR`` (a match's ``--sgf-dir``) the games there that ended
+with two passes are counted too, by area with the estimate and by
+``gnugo --chinese-rules``'s ``final_score``: bot games end with unsettled
+fights that pro games resolve before counting.
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ import numpy as np
 
 from analysis.bench.positions import VALIDATION
 from analysis.go.position import Position
-from analysis.go.scoring import dead_from_ownership, estimate_dead, ownership, territory_score
+from analysis.go.scoring import area_score, dead_from_ownership, estimate_dead, ownership, territory_score
 from analysis.go.sgf import read_sgf, replay
 from analysis.gtp.client import GtpClient
 
@@ -40,6 +45,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--games", type=int, default=300, help="counted games to score (default 300)")
     parser.add_argument("--gnugo", type=int, default=0, metavar="N",
                         help="also let GNU Go count the first N games (default 0)")
+    parser.add_argument("--sgf-dir", default=None,
+                        help="also compare with GNU Go on the games there that ended with two passes")
 
 
 def counted_games(limit: int, archive: Path = VALIDATION) -> Iterator[tuple[str, bytes, Position, float]]:
@@ -65,6 +72,33 @@ def counted_games(limit: int, archive: Path = VALIDATION) -> Iterator[tuple[str,
                 return
 
 
+def two_pass_games(folder: str | Path) -> Iterator[tuple[str, bytes, Position]]:
+    """Yield (file name, SGF bytes, final position) for the ``*.sgf`` files in ``folder`` (sorted)
+    whose main line ends with two passes; unreadable files are skipped."""
+    for path in sorted(Path(folder).glob("*.sgf")):
+        data = path.read_bytes()
+        try:
+            position = replay(read_sgf(data, source=str(path)))
+        except ValueError:
+            continue
+        if position.consecutive_passes() >= 2:
+            yield path.name, data, position
+
+
+def _match_games(folder: str) -> dict:
+    """Return how often our area count of the two-pass games in ``folder`` agrees with GNU Go's."""
+    pairs = []
+    client = GtpClient([GNUGO, "--mode", "gtp", "--chinese-rules"])
+    try:
+        with tempfile.TemporaryDirectory() as scratch:
+            for _, data, position in two_pass_games(folder):
+                ours = area_score(position, estimate_dead(position)).margin
+                pairs.append((ours, _gnugo_margin(client, data, scratch)))
+    finally:
+        client.close()
+    return _shares(pairs) if pairs else {"games": 0}
+
+
 def _gnugo_margin(gnugo: GtpClient, data: bytes, folder: str) -> float:
     """Return GNU Go's final_score of the game in ``data``, as Black's margin."""
     path = Path(folder) / "game.sgf"
@@ -84,8 +118,9 @@ def _shares(pairs: list[tuple[float, float]]) -> dict:
     return {"games": n, "exact": round(exact / n, 4), "winner": round(winner / n, 4)}
 
 
-def run(quick: bool = False, games: int = 300, gnugo: int = 0) -> dict:
-    """Return the estimate's agreement with recorded counts per threshold, and GNU Go's if asked."""
+def run(quick: bool = False, games: int = 300, gnugo: int = 0, sgf_dir: str | None = None) -> dict:
+    """Return the estimate's agreement with recorded counts per threshold, GNU Go's if asked, and
+    the agreement with GNU Go on the two-pass games in ``sgf_dir`` if given."""
     games = 10 if quick else games
     pairs: dict[float, list[tuple[float, float]]] = {t: [] for t in THRESHOLDS}
     reference: list[tuple[float, float]] = []
@@ -115,4 +150,6 @@ def run(quick: bool = False, games: int = 300, gnugo: int = 0) -> dict:
     if reference:
         figures["gnugo"] = _shares(reference)
         figures["ours_on_gnugo_games"] = _shares(pairs[THRESHOLDS[0]][: len(reference)])
+    if sgf_dir:
+        figures["match_games_vs_gnugo"] = _match_games(sgf_dir)
     return figures
