@@ -31,6 +31,16 @@ from frontend.models import Game
 from frontend.services import game_analysis, games, notify
 
 MAX_BOTS = 64
+# Tasks that survive a worker's death (acknowledged after they run, requeued when the worker
+# is lost) and retry a few times when the database is briefly unreachable.
+DURABLE = {
+    "bind": True,
+    "acks_late": True,
+    "reject_on_worker_lost": True,
+    "autoretry_for": (OperationalError,),
+    "retry_backoff": True,
+    "max_retries": 3,
+}
 
 _bots: OrderedDict[tuple[int, str], tuple[Bot, threading.Lock]] = OrderedDict()
 _bots_lock = threading.Lock()
@@ -75,14 +85,7 @@ def _bot(game_id: int, level: str) -> tuple[Bot, threading.Lock]:
         return _bots[key]
 
 
-@shared_task(
-    bind=True,
-    acks_late=True,
-    reject_on_worker_lost=True,
-    autoretry_for=(OperationalError,),
-    retry_backoff=True,
-    max_retries=3,
-)
+@shared_task(**DURABLE)
 def bot_move(self, game_id: int, expected_moves: int) -> dict:
     """Play the bot's move in game ``game_id`` if it still has ``expected_moves`` moves; broadcast the state.
 
@@ -156,14 +159,7 @@ def analyze_position(self, query: dict, reply_channel: str | None = None) -> dic
     return result
 
 
-@shared_task(
-    bind=True,
-    acks_late=True,
-    reject_on_worker_lost=True,
-    autoretry_for=(OperationalError,),
-    retry_backoff=True,
-    max_retries=3,
-)
+@shared_task(**DURABLE)
 def analyze_game(self, analysis_id: int) -> dict:
     """Analyse a game's positions ``GOWEB_REVIEW_CHUNK`` at a time, streaming ``progress`` to its board.
 
