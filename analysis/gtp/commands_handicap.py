@@ -6,6 +6,7 @@ and white is to play after them.  All three need an empty board.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from analysis.go.coords import WHITE, CoordinateError, from_gtp, to_gtp
@@ -29,19 +30,27 @@ def _place(engine: GtpEngine, points: list[int]) -> str:
     return " ".join(to_gtp(p, engine.position.size) for p in points)
 
 
+def _place_chosen(engine: GtpEngine, args: list[str], choose: Callable[[int, int], list[int]]) -> str:
+    """Place the ``choose(size, stones)`` points for the count in ``args`` and return their vertices.
+
+    Raises CommandError: syntax error, board not empty, invalid handicap (HandicapError).
+    """
+    stones = int_arg(args, 0, "syntax error")
+    _require_empty_board(engine)
+    try:
+        points = choose(engine.position.size, stones)
+    except HandicapError:
+        raise CommandError("invalid handicap") from None
+    return _place(engine, points)
+
+
 def fixed_handicap(engine: GtpEngine, args: list[str]) -> str:
     """Place the spec's fixed handicap and return its vertices.
 
     Raises CommandError: syntax error, board not empty, invalid handicap (a count
     the board size does not allow).
     """
-    stones = int_arg(args, 0, "syntax error")
-    _require_empty_board(engine)
-    try:
-        points = fixed_handicap_points(engine.position.size, stones)
-    except HandicapError:
-        raise CommandError("invalid handicap") from None
-    return _place(engine, points)
+    return _place_chosen(engine, args, fixed_handicap_points)
 
 
 def place_free_handicap(engine: GtpEngine, args: list[str]) -> str:
@@ -50,13 +59,7 @@ def place_free_handicap(engine: GtpEngine, args: list[str]) -> str:
     Raises CommandError: syntax error, board not empty, invalid handicap (fewer than
     two stones, or not leaving an empty point).
     """
-    stones = int_arg(args, 0, "syntax error")
-    _require_empty_board(engine)
-    try:
-        points = free_handicap_points(engine.position.size, stones)
-    except HandicapError:
-        raise CommandError("invalid handicap") from None
-    return _place(engine, points)
+    return _place_chosen(engine, args, free_handicap_points)
 
 
 def set_free_handicap(engine: GtpEngine, args: list[str]) -> str:
