@@ -52,19 +52,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def counted_games(limit: int, archive: Path = VALIDATION) -> Iterator[tuple[str, bytes, Position, float]]:
     """Yield up to ``limit`` (member name, SGF bytes, final position, recorded margin for Black).
 
-    Games whose result is not a count, or that do not replay, are skipped.
+    Games whose result is not a count, or that do not read or replay, are skipped.
     """
     found = 0
     with zipfile.ZipFile(archive) as zf:
         for name in zf.namelist():
             data = zf.read(name)
-            game = read_sgf(data, source=name)
-            match = COUNTED.fullmatch((game.root.get("RE") or "").strip())
-            if not match:
-                continue
             try:
-                position = replay(game)
-            except ValueError:
+                game = read_sgf(data, source=name)
+                match = COUNTED.fullmatch((game.root.get("RE") or "").strip())
+                position = replay(game) if match else None
+            except ValueError:  # SgfError and IllegalMoveError
+                continue
+            if match is None:
                 continue
             yield name, data, position, float(match.group(2)) * (1 if match.group(1) == "B" else -1)
             found += 1
