@@ -31,12 +31,19 @@ import numpy as np
 
 from analysis.bench.positions import VALIDATION
 from analysis.go.position import Position
-from analysis.go.scoring import area_score, dead_from_ownership, estimate_dead, ownership, territory_score
+from analysis.go.scoring import (
+    DEAD_THRESHOLD,
+    area_score,
+    dead_from_ownership,
+    estimate_dead,
+    ownership,
+    territory_score,
+)
 from analysis.go.sgf import read_sgf, replay
 from analysis.gtp.client import GtpClient
 
 COUNTED = re.compile(r"([BW])\+(\d+(?:\.\d+)?)")
-THRESHOLDS = (0.0, 0.4)  # the default, and the one used before 2026-11-23
+THRESHOLDS = (DEAD_THRESHOLD, 0.4)  # the default, and the one used before 2026-11-23
 GNUGO = "/usr/games/gnugo"
 
 
@@ -129,12 +136,12 @@ def run(quick: bool = False, games: int = 300, gnugo: int = 0, sgf_dir: str | No
     with tempfile.TemporaryDirectory() as folder:
         try:
             for number, (_, data, position, recorded) in enumerate(counted_games(games)):
-                start = time.perf_counter()
-                estimate_dead(position)
-                estimate_seconds += time.perf_counter() - start
+                start = time.perf_counter()  # the two steps of estimate_dead, timed
                 owner = ownership(position)
+                default_dead = dead_from_ownership(position, owner)
+                estimate_seconds += time.perf_counter() - start
                 for t in THRESHOLDS:
-                    dead = dead_from_ownership(position, owner, t)
+                    dead = default_dead if t == DEAD_THRESHOLD else dead_from_ownership(position, owner, t)
                     pairs[t].append((territory_score(position, dead).margin, recorded))
                 if client is not None and number < gnugo:
                     reference.append((_gnugo_margin(client, data, folder), recorded))
