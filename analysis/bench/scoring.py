@@ -127,7 +127,12 @@ def _shares(pairs: list[tuple[float, float]]) -> dict:
 
 def run(quick: bool = False, games: int = 300, gnugo: int = 0, sgf_dir: str | None = None) -> dict:
     """Return the estimate's agreement with recorded counts per threshold, GNU Go's if asked, and
-    the agreement with GNU Go on the two-pass games in ``sgf_dir`` if given."""
+    the agreement with GNU Go on the two-pass games in ``sgf_dir`` if given.
+
+    Raises NotADirectoryError at once if ``sgf_dir`` is given and is not a directory.
+    """
+    if sgf_dir and not Path(sgf_dir).is_dir():
+        raise NotADirectoryError(f"--sgf-dir {sgf_dir}: not a directory")
     games = 10 if quick else games
     pairs: dict[float, list[tuple[float, float]]] = {t: [] for t in THRESHOLDS}
     reference: list[tuple[float, float]] = []
