@@ -53,7 +53,7 @@ class TrainConfig:
     value_weight: float = 0.5
     value_rate: float = 1.0
     restart_lr: float = 0.0
-    future_weight: float = 0.5
+    future_weight: float = 1.0  # darkforest sums the losses of its next-k-move heads
     max_samples: int = 0
     max_minutes: float = 0.0
     validate_every: int = 200_000
@@ -89,6 +89,15 @@ def device() -> torch.device:
     return torch.device("cuda" if torch.cuda.is_available() else "cpu")
 
 
+def _step_loss(logits: torch.Tensor, moves: torch.Tensor) -> torch.Tensor:
+    """Mean cross entropy of (N, A) ``logits`` against (N,) ``moves``, over the known ones (-1: none).
+
+    Returns 0 when no move is known (every game of the batch ended before this step).
+    """
+    known = (moves >= 0).sum().clamp(min=1)
+    return F.cross_entropy(logits, moves, ignore_index=-1, reduction="sum") / known
+
+
 def losses(model: torch.nn.Module, batch: dict, cfg: TrainConfig, bf16: bool) -> tuple[torch.Tensor, dict]:
     """Return (total loss, parts) of a batch: next move, future moves, value."""
     dev = device()
@@ -101,8 +110,7 @@ def losses(model: torch.nn.Module, batch: dict, cfg: TrainConfig, bf16: bool) ->
     hits = (policy[:, 0].argmax(1) == moves[:, 0])[known]
     parts = {"policy": total.item(), "acc": hits.float().mean().item() if known.any() else 0.0}
     if policy.shape[1] > 1:
-        future = F.cross_entropy(policy[:, 1:].reshape(-1, policy.shape[-1]), moves[:, 1:].reshape(-1),
-                                 ignore_index=-1)
+        future = sum(_step_loss(policy[:, k], moves[:, k]) for k in range(1, policy.shape[1]))
         total = total + cfg.future_weight * future
         parts["future"] = future.item()
     if value is not None:
