@@ -10,7 +10,7 @@ from typing import Any
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
-from analysis import tasks
+from frontend import tasks
 from frontend.models import Game
 from frontend.services import board, dispatch, notify, protocol
 

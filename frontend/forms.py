@@ -7,7 +7,7 @@ from django.conf import settings
 
 from analysis.bot.levels import LEVELS
 from analysis.go.handicap import max_fixed_handicap
-from analysis.go.sgf import GameRecord, SgfError, read_sgf, replay
+from analysis.sgf import GameRecord, SgfError, read_sgf, replay
 from frontend.models import Game
 
 

@@ -3,7 +3,7 @@
 A :class:`Game` keeps its record as SGF text (the single source of truth for the moves) plus the
 settings and state the pages need.  Games belong to the browser session that created them
 (``owner`` is the session key).  An :class:`Analysis` holds the per-move results of a whole-game
-analysis, filled in by ``analysis.tasks.analyze_game``.
+analysis, filled in by ``frontend.tasks.analyze_game``.
 """
 
 from __future__ import annotations

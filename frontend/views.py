@@ -14,12 +14,12 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from analysis import tasks
 from analysis.bot.levels import LEVELS
 from analysis.features import FEATURE_SETS
 from analysis.go.scoring import rules_kind
-from analysis.go.sgf import read_sgf, write_sgf
-from analysis.review_report import annotate
+from analysis.review.report import annotate
+from analysis.sgf import read_sgf, write_sgf
+from frontend import tasks
 from frontend.forms import NewGameForm, ReviewForm
 from frontend.models import Game
 from frontend.services import api, dispatch, games, ratelimit
@@ -155,7 +155,7 @@ def delete_game(request: HttpRequest, pk: int) -> HttpResponse:
 async def api_analyze(request: HttpRequest) -> JsonResponse:
     """KataGo-analysis-style JSON query in, search analysis out (see docs/api.md).
 
-    The search runs as ``analysis.tasks.analyze_position`` (on a worker when there is a broker), so
+    The search runs as ``frontend.tasks.analyze_position`` (on a worker when there is a broker), so
     the web process only waits: 504 when no answer comes within ``GOWEB_API_TIMEOUT`` seconds.
     """
     client = request.META.get("REMOTE_ADDR", "unknown")

@@ -9,7 +9,7 @@ import json
 
 from analysis.go.coords import BLACK, WHITE, from_gtp, to_gtp
 from analysis.go.position import Position
-from analysis.ladder import (
+from analysis.tactics.ladder import (
     LadderLimits,
     capture,
     captured_defender_first,

@@ -12,13 +12,13 @@ from pathlib import Path
 import pytest
 
 from analysis.go.coords import BLACK
-from analysis.go.sgf import read_sgf, replay
 from analysis.gtp.client import GNUGO
-from analysis.match import main, run_match
-from analysis.match_engine import EngineTimeout, MatchEngine, resolve_command
-from analysis.match_game import GameConfig, parse_score
-from analysis.match_log import MatchLogError, read_log, summarize_log
-from analysis.match_stats import wilson_interval
+from analysis.match.engine import EngineTimeout, MatchEngine, resolve_command
+from analysis.match.game import GameConfig, parse_score
+from analysis.match.log import MatchLogError, read_log, summarize_log
+from analysis.match.run import main, run_match
+from analysis.sgf import read_sgf, replay
+from analysis.stats import wilson_interval
 
 ROOT = Path(__file__).resolve().parent.parent
 NINE = GameConfig(size=9, komi=7.5, rules="chinese", max_moves=150)

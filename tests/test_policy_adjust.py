@@ -7,7 +7,7 @@ import pytest
 
 from analysis.go.coords import BLACK, from_gtp
 from analysis.go.position import Position
-from analysis.policy_adjust import adjust_policy, ladder_adjustments
+from analysis.tactics.policy_adjust import adjust_policy, ladder_adjustments
 
 LADDER = """
     . . . . . . . . .

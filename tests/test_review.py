@@ -1,4 +1,4 @@
-"""Position and game analysis with the tree search (analysis.review, analysis.review_report)."""
+"""Position and game analysis with the tree search (analysis.review, analysis.review.report)."""
 
 from __future__ import annotations
 
@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 import torch
 
-from analysis import networks
 from analysis.go.coords import from_gtp
 from analysis.go.position import Position
-from analysis.go.sgf import read_sgf
-from analysis.review import analyze_game_position, analyze_position, game_positions
-from analysis.review_report import annotate, mistakes
+from analysis.review import networks
+from analysis.review.analyze import analyze_game_position, analyze_position, game_positions
+from analysis.review.report import annotate, mistakes
+from analysis.sgf import read_sgf
 
 
 @pytest.fixture(scope="module", autouse=True)

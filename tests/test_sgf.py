@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from analysis.go.coords import BLACK, WHITE, from_sgf
-from analysis.go.sgf import (
+from analysis.sgf import (
     GameRecord,
     SgfError,
     SgfNode,
@@ -19,7 +19,7 @@ from analysis.go.sgf import (
     write_sgf,
     write_sgf_collection,
 )
-from analysis.go.sgf_encoding import decode_sgf_bytes, guess_decoding
+from analysis.sgf.encoding import decode_sgf_bytes, guess_decoding
 
 DATA = Path(__file__).parent / "data" / "sgf"
 

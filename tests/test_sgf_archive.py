@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from analysis.go.sgf_archive import ReadStats, iter_games
+from analysis.sgf.archive import ReadStats, iter_games
 
 DATA = Path(__file__).parent / "data" / "sgf"
 REAL_ARCHIVE = Path(__file__).parent.parent.parent / "shared/data/tygem-9d/validation/2011-12.zip"

@@ -13,13 +13,13 @@ import numpy as np
 import pytest
 import torch
 
-from analysis.evaluate import evaluate
 from analysis.features import symmetry
 from analysis.go.coords import BLACK, WHITE, from_sgf
 from analysis.nets import checkpoint
 from analysis.nets.golois import GoloisConfig, GoloisNet
 from analysis.train.__main__ import main as train_main
 from analysis.train.data import PositionSampler, fixed_positions, result_value
+from analysis.train.evaluate import evaluate
 from analysis.train.loop import TrainConfig, train
 from analysis.train.schedule import PlateauHalving
 
@@ -172,7 +172,7 @@ def test_evaluate_gives_the_numbers_computed_by_hand_for_a_fixed_net(tmp_path: P
 def test_evaluate_command_reports_json_and_rejects_bad_weights(tmp_path: Path, games: Path) -> None:
     net = GoloisNet(GoloisConfig(in_planes=39, blocks=1, channels=8))
     checkpoint.save(tmp_path / "n.pt", net, "n")
-    run = [sys.executable, "-m", "analysis.evaluate", str(games), "--max-positions", "5"]
+    run = [sys.executable, "-m", "analysis.train.evaluate", str(games), "--max-positions", "5"]
     out = subprocess.run([*run, "--weights", str(tmp_path / "n.pt"), "--json"], capture_output=True,
                          text=True, cwd=ROOT, check=True)
     assert json.loads(out.stdout)["positions"] == 3

@@ -85,7 +85,7 @@ def test_position_analysis_runs_on_a_worker_and_replies_over_the_channel_layer(w
         layer = RedisChannelLayer(hosts=[redis_host(REDIS_URL)])
         try:
             channel = await layer.new_channel()
-            result = client.send_task("analysis.tasks.analyze_position", args=[query, channel], queue=worker)
+            result = client.send_task("frontend.tasks.analyze_position", args=[query, channel], queue=worker)
             reply = await asyncio.wait_for(layer.receive(channel), timeout=90)
             assert reply["type"] == "board.message"
             message = reply["message"]
@@ -160,6 +160,6 @@ def test_killed_worker_mid_analysis_the_task_is_redelivered_and_the_analysis_res
         assert [r["move_number"] for r in saved["results"]] == list(range(moves + 1))
         assert all(r["visits"] == 48 for r in saved["results"])
     # The message the killed worker held was acknowledged late: the new worker received it again.
-    received = re.compile(r"Task analysis\.tasks\.analyze_game\[([0-9a-f-]+)\] received")
+    received = re.compile(r"Task frontend\.tasks\.analyze_game\[([0-9a-f-]+)\] received")
     in_flight = received.findall((tmp_path / "worker0.log").read_text())[-1]
     assert in_flight in received.findall((tmp_path / "worker1.log").read_text())

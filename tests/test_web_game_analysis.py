@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from analysis import review
+from analysis.review import analyze as review
 from frontend.models import Analysis, Game
 from frontend.services import game_analysis
 from tests.test_review import FavouriteEvaluator

@@ -8,7 +8,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from analysis.bot.levels import LEVELS
-from analysis.go.sgf import read_sgf
+from analysis.sgf import read_sgf
 from frontend.models import Analysis, Game
 from frontend.services import dispatch, games
 

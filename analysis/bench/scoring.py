@@ -39,8 +39,8 @@ from analysis.go.scoring import (
     ownership,
     territory_score,
 )
-from analysis.go.sgf import read_sgf, replay
 from analysis.gtp.client import GtpClient
+from analysis.sgf import read_sgf, replay
 
 COUNTED = re.compile(r"([BW])\+(\d+(?:\.\d+)?)")
 THRESHOLDS = (DEAD_THRESHOLD, 0.4)  # the default, and the one used before 2026-11-23

@@ -3,7 +3,7 @@
 The site runs as in production (:mod:`analysis.bench.webstack`): daphne, the Redis channel layer
 and broker, and ``--workers`` Celery worker processes (one torch thread each).  ``--clients``
 scripted visitors (:mod:`analysis.bench.webclient`) each paste a real game cut to ``--moves``
-moves (from the tygem validation archive, streamed with ``analysis.go.sgf_archive``), start its
+moves (from the tygem validation archive, streamed with ``analysis.sgf.archive``), start its
 whole-game analysis over the board websocket and read every ``progress`` message.
 
 Reported: positions per second over the run, per-position latency (time between a visitor's
@@ -35,14 +35,15 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from analysis import networks, review
 from analysis.bench.positions import VALIDATION
 from analysis.bench.webclient import SiteSession, receive, send
 from analysis.bench.webstack import WebStack
-from analysis.go.sgf import GameRecord, read_sgf
-from analysis.go.sgf_archive import iter_games
-from analysis.go.sgf_write import write_sgf
 from analysis.nets import checkpoint
+from analysis.review import analyze as review
+from analysis.review import networks
+from analysis.sgf import GameRecord, read_sgf
+from analysis.sgf.archive import iter_games
+from analysis.sgf.write import write_sgf
 
 REDIS_URL = "redis://127.0.0.1:6379/14"
 QUIET_SECONDS = 600  # a visitor that hears nothing for this long gives up

@@ -8,7 +8,7 @@ from analysis.features.context import FeatureContext
 from analysis.features.registry import REGISTRY, Feature, FeatureSet, Plane
 from analysis.features.sets import BARRATT, DARKFOREST, FEATURE_SETS, GOLOIS, get_feature_set
 from analysis.go.position import Position
-from analysis.ladder import DEFAULT_LIMITS, LadderLimits
+from analysis.tactics.ladder import DEFAULT_LIMITS, LadderLimits
 
 
 def extract(

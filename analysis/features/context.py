@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from analysis.go.position import Position
-from analysis.ladder import DEFAULT_LIMITS, LadderLimits
+from analysis.tactics.ladder import DEFAULT_LIMITS, LadderLimits
 
 
 def parse_rank(rank: str | None) -> int:

@@ -59,7 +59,7 @@ class Move:
 
 
 @dataclass(frozen=True)
-class Setup:
+class SetupStep:
     """One setup step (handicap or SGF AB/AW/AE): points and their new colours."""
 
     points: tuple[int, ...]
@@ -76,7 +76,7 @@ class Position:
         self.komi = float(komi)
         self.board = _board.Board(size, superko)
         self.to_play = BLACK
-        self.steps: list[Move | Setup] = []
+        self.steps: list[Move | SetupStep] = []
 
     # -- state -----------------------------------------------------------
     @property
@@ -214,11 +214,11 @@ class Position:
                 points.append(p)
                 colors.append(color)
         self.board.setup(points, colors)
-        self.steps.append(Setup(tuple(points), tuple(colors), self.to_play))
+        self.steps.append(SetupStep(tuple(points), tuple(colors), self.to_play))
         if to_play is not None:
             self.to_play = to_play
 
-    def undo(self) -> Move | Setup:
+    def undo(self) -> Move | SetupStep:
         """Take back the last move or setup step and return it; raises GoError if there is none."""
         if not self.steps:
             raise GoError("nothing to undo")
@@ -238,6 +238,28 @@ class Position:
         return other
 
     @classmethod
+    def from_stones(
+        cls,
+        size: int,
+        komi: float = 7.5,
+        superko: bool = False,
+        black: Iterable[int] = (),
+        white: Iterable[int] = (),
+        to_play: int = BLACK,
+    ) -> Position:
+        """Return a starting position with ``black`` and ``white`` stones (flat indices) on the board.
+
+        The stones are the start of the game, not an undoable step: ``steps`` is empty.
+        Raises CoordinateError for an unsupported size, ValueError for an off-board point.
+        """
+        pos = cls(size, komi, superko)
+        black, white = list(black), list(white)
+        if black or white:
+            pos.board.setup(black + white, [BLACK] * len(black) + [WHITE] * len(white))
+        pos.to_play = to_play
+        return pos
+
+    @classmethod
     def from_diagram(
         cls, text: str, komi: float = 7.5, to_play: int = BLACK, superko: bool = False
     ) -> Position:
@@ -246,12 +268,11 @@ class Position:
         Raises ValueError for a malformed diagram.
         """
         stones = parse_board(text)
-        pos = cls(stones.shape[0], komi, superko)
         flat = stones.ravel()
-        pos.setup(black=np.flatnonzero(flat == BLACK).tolist(), white=np.flatnonzero(flat == WHITE).tolist())
-        pos.steps.clear()  # the diagram is the starting position, not an undoable step
-        pos.to_play = to_play
-        return pos
+        return cls.from_stones(
+            stones.shape[0], komi, superko, np.flatnonzero(flat == BLACK).tolist(),
+            np.flatnonzero(flat == WHITE).tolist(), to_play,
+        )
 
     def __str__(self) -> str:
         return format_board(self.stones(), coordinates=True)

@@ -16,8 +16,8 @@ search keeps no value variances).
 from __future__ import annotations
 
 from analysis.go.coords import to_gtp
-from analysis.match_stats import wilson_interval
 from analysis.mcts import Candidate, SearchResult
+from analysis.stats import wilson_interval
 
 
 def lower_bound(candidate: Candidate) -> float:

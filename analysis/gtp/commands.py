@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from analysis.go.coords import MAX_SIZE, MIN_SIZE, to_gtp
-from analysis.go.position import IllegalMoveError, Setup
+from analysis.go.position import IllegalMoveError, SetupStep
 from analysis.gtp.clock import move_seconds
 from analysis.gtp.commands_args import (
     CommandError,
@@ -138,7 +138,7 @@ def undo(engine: GtpEngine, args: list[str]) -> str:
     Handicap and setup stones are not moves and cannot be undone.
     """
     steps = engine.position.steps
-    if not steps or isinstance(steps[-1], Setup):
+    if not steps or isinstance(steps[-1], SetupStep):
         raise CommandError("cannot undo")
     engine.position.undo()
     return ""

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from analysis.go.coords import EMPTY, to_gtp
 from analysis.gtp.commands_args import CommandError, Handler, color_arg, vertex_arg
-from analysis.ladder import capture
+from analysis.tactics.ladder import capture
 
 if TYPE_CHECKING:
     from analysis.gtp.engine import GtpEngine

@@ -17,9 +17,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from analysis.go.coords import BLACK, EMPTY, WHITE, CoordinateError, color_name, from_gtp, to_sgf
-from analysis.go.position import Move, Position, Setup
-from analysis.go.sgf import GameRecord, SgfError, SgfNode, iter_sgf_games, replay, write_sgf
+from analysis.go.position import Move, Position, SetupStep
 from analysis.gtp.commands_args import CommandError, Handler, arg
+from analysis.sgf import GameRecord, SgfError, SgfNode, iter_sgf_games, replay, write_sgf
 
 if TYPE_CHECKING:
     from analysis.gtp.engine import GtpEngine
@@ -100,7 +100,7 @@ def loadsgf(engine: GtpEngine, args: list[str]) -> str:
     return color_name(position.to_play)
 
 
-def _add_setup(node: SgfNode, step: Setup, size: int) -> None:
+def _add_setup(node: SgfNode, step: SetupStep, size: int) -> None:
     """Append the stones of a setup step to the AB/AW/AE lists of ``node``."""
     for color, ident in SETUP_PROPERTY.items():
         points = [to_sgf(p, size) for p, c in zip(step.points, step.colors, strict=True) if c == color]

@@ -21,7 +21,7 @@ from analysis.go.position import Position
 from analysis.mcts.cache import LRUCache, position_key
 from analysis.mcts.precision import autocast, bf16_is_faster
 from analysis.nets.checkpoint import DEFAULT_WEIGHTS, load_model
-from analysis.policy_adjust import adjust_policy
+from analysis.tactics.policy_adjust import adjust_policy
 
 CALIBRATION_BATCH = 8
 

@@ -31,8 +31,8 @@ import numpy as np
 from analysis.features import FeatureContext, get_feature_set, symmetry
 from analysis.go.coords import BLACK, WHITE
 from analysis.go.position import GoError, Position
-from analysis.go.sgf import GameRecord
-from analysis.go.sgf_archive import ReadStats, iter_games
+from analysis.sgf import GameRecord
+from analysis.sgf.archive import ReadStats, iter_games
 
 TARGETS = ("next", "previous")
 
@@ -155,11 +155,8 @@ class PositionSampler:
             moves = record.main_line_moves()
             if len(moves) < 2:
                 continue
-            pos = Position(record.size, record.komi)
             setup = record.initial_setup()
-            if setup.black or setup.white:
-                pos.setup(black=setup.black, white=setup.white, to_play=moves[0][0])
-                pos.steps.clear()
+            pos = Position.from_stones(record.size, record.komi, False, setup.black, setup.white, moves[0][0])
             start = self.rng.randrange(len(moves)) if random_start else 0
             try:
                 for color, point in moves[:start]:
@@ -265,11 +262,8 @@ def fixed_positions(
         moves = record.main_line_moves()
         if record.size != board_size or not moves:
             continue
-        pos = Position(record.size, record.komi)
         setup = record.initial_setup()
-        if setup.black or setup.white:
-            pos.setup(black=setup.black, white=setup.white, to_play=moves[0][0])
-            pos.steps.clear()
+        pos = Position.from_stones(record.size, record.komi, False, setup.black, setup.white, moves[0][0])
         upto = rng.randrange(len(moves))
         try:
             for color, point in moves[:upto]:

@@ -1,6 +1,6 @@
 """``POST /api/analyze``: KataGo-analysis-style queries answered by a search (docs/api.md).
 
-:func:`parse` checks a query and turns it into the query of ``analysis.tasks.analyze_position``,
+:func:`parse` checks a query and turns it into the query of ``frontend.tasks.analyze_position``,
 which runs on a worker (or in-process); :func:`response` turns the task's ``analysis`` message
 into KataGo's field names.
 """
@@ -12,10 +12,10 @@ from typing import Any
 
 from django.conf import settings
 
-from analysis import review
 from analysis.go.coords import MAX_SIZE, MIN_SIZE
 from analysis.go.position import Position
 from analysis.go.scoring import AREA_RULES, TERRITORY_RULES
+from analysis.review import analyze as review
 
 RULES = AREA_RULES | TERRITORY_RULES | {"tromp_taylor", "stone_scoring"}
 MAX_MOVES = 2000

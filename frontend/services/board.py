@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 from analysis.features import FEATURE_SETS, extract
 from analysis.go.coords import to_gtp
-from analysis.go.sgf import replay
-from analysis.review_report import mistakes
+from analysis.review.report import mistakes
+from analysis.sgf import replay
 from frontend.models import Analysis, Game
 from frontend.services import games
 
@@ -95,7 +95,7 @@ def _check_move_number(record_moves: int, move_number: int) -> None:
 
 
 def position_query(game_id: int, move_number: int, ladders: bool, backpred: bool) -> dict:
-    """Return the JSON query of ``analysis.tasks.analyze_position`` for the position after a move."""
+    """Return the JSON query of ``frontend.tasks.analyze_position`` for the position after a move."""
     game = Game.objects.get(pk=game_id)
     record = games.record_of(game)
     moves = record.main_line_moves()

@@ -1,4 +1,4 @@
-"""Whole-game analysis, one chunk of positions at a time (the body of ``analysis.tasks.analyze_game``).
+"""Whole-game analysis, one chunk of positions at a time (the body of ``frontend.tasks.analyze_game``).
 
 Each chunk starts after the results saved so far, sends one ``progress`` message per position to
 the game's board, and saves its results at its end only if nobody saved meanwhile: a message
@@ -11,10 +11,10 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
-from analysis import review
-from analysis.go.sgf import read_sgf
 from analysis.mcts import Evaluator
-from analysis.review_report import mistakes
+from analysis.review import analyze as review
+from analysis.review.report import mistakes
+from analysis.sgf import read_sgf
 from frontend.models import Analysis
 from frontend.services import notify
 

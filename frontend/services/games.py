@@ -16,7 +16,7 @@ from analysis.go.coords import BLACK, WHITE, from_gtp, to_gtp, to_sgf
 from analysis.go.handicap import fixed_handicap_points
 from analysis.go.position import Position
 from analysis.go.scoring import estimate_dead, score
-from analysis.go.sgf import GameRecord, read_sgf, replay, write_sgf
+from analysis.sgf import GameRecord, read_sgf, replay, write_sgf
 from frontend.models import Game
 
 GLYPHS = {BLACK: "X", WHITE: "O", 0: "."}
@@ -229,7 +229,7 @@ def timeline(record: GameRecord) -> dict:
 
     Raises SgfError (kind ``illegal_move``, naming the move) if the record cannot be replayed.
     """
-    from analysis.review import game_positions
+    from analysis.review.analyze import game_positions
 
     boards, moves = [], []
     size = record.size

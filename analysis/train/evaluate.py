@@ -1,4 +1,5 @@
-"""``python -m analysis.evaluate PATH... [--weights CKPT] [--max-positions N] [--symmetries 1|8] [--json]``.
+"""``python -m analysis.train.evaluate PATH... [--weights CKPT] [--max-positions N] [--symmetries 1|8]
+[--json]``: measure a network.
 
 Measures a network on any SGF set (files, directories, zip or tar.gz): top-1,
 top-5 and top-10 move prediction, the value head's log loss and calibration,
@@ -78,7 +79,7 @@ def evaluate(paths: list[str], weights: str | None, max_positions: int, symmetri
 
 def main(argv: list[str] | None = None) -> int:
     """Run the evaluation from the command line; exit 2 on a bad checkpoint or data path."""
-    p = argparse.ArgumentParser(prog="python -m analysis.evaluate", description=__doc__,
+    p = argparse.ArgumentParser(prog="python -m analysis.train.evaluate", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("paths", nargs="+")
     p.add_argument("--weights")

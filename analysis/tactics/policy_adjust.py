@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from analysis.go.position import Position
-from analysis.ladder import DEFAULT_LIMITS, LadderLimits, all_strings
+from analysis.tactics.ladder import DEFAULT_LIMITS, LadderLimits, all_strings
 
 
 @dataclass(frozen=True)

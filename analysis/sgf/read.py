@@ -1,22 +1,4 @@
-"""SGF files: read FF[1]-FF[4] into :class:`GameRecord` trees, write them back, replay them.
-
-Reading::
-
-    game = read_sgf(data, source="game.sgf")        # bytes (any encoding) or str
-    for node in game.main_line(): ...               # or game.lines(), game.nodes()
-    moves = game.main_line_moves()                  # [(color, flat point), ...]
-    position = replay(game, upto=50)                # rules engine Position
-
-Writing and annotating::
-
-    node.set_comment("B is ahead"); node.set("GA", "winrate 0.62")
-    data = write_sgf(game)                          # UTF-8, CA[UTF-8]
-
-Bad input raises :class:`SgfError` (a ValueError) naming the source, the place
-(``move 12``, ``node 3``, ``line 7``...) and the problem.  The pieces live in
-:mod:`analysis.go.sgf_model` (the model), :mod:`analysis.go.sgf_encoding`
-(character sets) and :mod:`analysis.go.sgf_write` (writing); import them from here.
-"""
+"""Reading SGF: parsing (any encoding, FF[1]-FF[4]) into GameRecord trees, and replaying a record."""
 
 from __future__ import annotations
 
@@ -26,34 +8,18 @@ from typing import TYPE_CHECKING
 
 from sgfmill import sgf_grammar
 
-from analysis.go.sgf_encoding import decode_sgf_bytes
-from analysis.go.sgf_model import (
+from analysis.sgf.encoding import decode_sgf_bytes
+from analysis.sgf.model import (
     MOVE_PROPERTIES,
     GameRecord,
-    Setup,
     SgfError,
     SgfNode,
     describe_move,
-    expand_points,
 )
-from analysis.go.sgf_write import write_sgf, write_sgf_collection
 
 if TYPE_CHECKING:
     from analysis.go.position import Position
 
-__all__ = [
-    "GameRecord",
-    "Setup",
-    "SgfError",
-    "SgfNode",
-    "expand_points",
-    "iter_sgf_games",
-    "read_sgf",
-    "read_sgf_collection",
-    "replay",
-    "write_sgf",
-    "write_sgf_collection",
-]
 
 _GAME_START = re.compile(rb"\(\s*;")
 _NEEDS_UNESCAPING = re.compile(rb"[\\\r\t\f\v]")
@@ -199,7 +165,7 @@ def iter_sgf_games(data: bytes | str, source: str = "<string>") -> Iterator[Game
     """Yield each game of an SGF collection, or the SgfError that makes it unusable.
 
     ``data`` is the file's bytes (the encoding is taken from CA or guessed, see
-    :func:`analysis.go.sgf_encoding.decode_sgf_bytes`) or already decoded text.
+    :func:`analysis.sgf.encoding.decode_sgf_bytes`) or already decoded text.
     A game with a bad header or bad coordinates yields its SgfError and the
     following games are still read; a syntax error (including truncation) yields
     its SgfError and ends the collection.  When the file holds several games

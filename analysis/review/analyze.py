@@ -3,12 +3,12 @@
 Each position is searched with :mod:`analysis.mcts` to a given number of visits: the root's
 win rate, the best move and each move's visits, win rate and principal variation come from
 the search; the move probabilities (the top 10 drawn on the board, as Barratt & Pan do) come
-from the network's policy.  The evaluator is shared (``analysis.networks.search_evaluator``),
+from the network's policy.  The evaluator is shared (``analysis.review.networks.search_evaluator``),
 so its cache carries over between the positions of a game.
 
 All coordinates in the results are GTP (``Q16``, ``pass``); win rates are probabilities in
 [0, 1] for the player named, by default the player to move.  What the analysis of a whole game
-says (its mistakes, the analysed SGF) is in :mod:`analysis.review_report`.
+says (its mistakes, the analysed SGF) is in :mod:`analysis.review.report`.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ import numpy as np
 
 from analysis.go.coords import BLACK, WHITE, from_gtp, parse_color, to_gtp
 from analysis.go.position import IllegalMoveError, Position
-from analysis.go.sgf import GameRecord
 from analysis.mcts import Candidate, Evaluator, Search, SearchConfig
+from analysis.sgf import GameRecord
 
 TOP_MOVES = 10
 PV_LENGTH = 20
@@ -138,10 +138,10 @@ def move_rank(policy: np.ndarray, point: int) -> int:
 def game_positions(record: GameRecord, start: int = 0) -> Iterator[tuple[Position, tuple[int, int] | None]]:
     """Yield (position after k moves, the next move played or None) for k = start..number of moves.
 
-    Setup stones are applied as :func:`analysis.go.sgf.replay` does.  Raises SgfError for an
+    Setup stones are applied as :func:`analysis.sgf.replay` does.  Raises SgfError for an
     illegal move (the record is checked when it is stored, so this should not happen).
     """
-    from analysis.go.sgf import replay
+    from analysis.sgf import replay
 
     moves = record.main_line_moves()
     position = replay(record, upto=start)

@@ -1,6 +1,6 @@
 """The SGF game model: :class:`SgfNode`, :class:`GameRecord` and :class:`SgfError`.
 
-Import these from :mod:`analysis.go.sgf`; this module only holds them so that
+Import these from :mod:`analysis.sgf`; this module only holds them so that
 the reader and the writer can share them.
 
 Property values are stored as text: decoded, with SGF escapes removed and line
@@ -406,7 +406,7 @@ class GameRecord:
         """Return the stones on the board before the first main-line move, as ``Setup(black, white)``.
 
         AB/AW/AE of every main-line node before the first move are applied in
-        order; setup at later nodes is not included (:func:`analysis.go.sgf.replay`
+        order; setup at later nodes is not included (:func:`analysis.sgf.replay`
         applies it).  Raises SgfError for a bad point (records read from files are
         already checked).
         """

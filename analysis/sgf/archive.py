@@ -26,7 +26,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import IO
 
-from analysis.go.sgf import GameRecord, SgfError, iter_sgf_games, replay
+from analysis.sgf.read import GameRecord, SgfError, iter_sgf_games, replay
 
 ZIP_SUFFIXES = (".zip",)
 TAR_SUFFIXES = (".tar.gz", ".tgz", ".tar", ".tar.bz2", ".tar.xz")

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from itertools import pairwise
 
-from analysis.go.sgf import GameRecord
+from analysis.sgf import GameRecord
 
 MISTAKE_LOSS = 0.05  # a move losing at least this much win rate is called a mistake in the SGF
 

@@ -7,9 +7,9 @@ Example::
 
 The engine given as ``--black`` is called A and plays black in the odd games,
 white in the even ones; the other is B.  Each game is refereed by our own
-Position (see :mod:`analysis.match_game`), each engine runs under a per-command
-time limit and is restarted after a failure (:mod:`analysis.match_engine`), and
-the summary is printed as text or JSON (:mod:`analysis.match_stats`).
+Position (see :mod:`analysis.match.game`), each engine runs under a per-command
+time limit and is restarted after a failure (:mod:`analysis.match.engine`), and
+the summary is printed as text or JSON (:mod:`analysis.match.stats`).
 """
 
 from __future__ import annotations
@@ -26,11 +26,11 @@ from pathlib import Path
 from typing import TextIO
 
 from analysis.go.coords import MAX_SIZE, MIN_SIZE
-from analysis.go.sgf import GameRecord
-from analysis.match_engine import MatchEngine
-from analysis.match_game import GameConfig, GameResult, play_game, save_sgf
-from analysis.match_log import append, log_line
-from analysis.match_stats import MatchSummary, format_summary, summarize
+from analysis.match.engine import MatchEngine
+from analysis.match.game import GameConfig, GameResult, play_game, save_sgf
+from analysis.match.log import append, log_line
+from analysis.match.stats import MatchSummary, format_summary, summarize
+from analysis.sgf import GameRecord
 
 RULES = ("chinese", "japanese")
 DEFAULT_KOMI = {"chinese": 7.5, "japanese": 6.5}  # as the GTP engine's defaults
@@ -54,7 +54,7 @@ def run_match(
     Games are numbered from ``first_game``; A is black in the odd ones.  ``jobs``
     tables play at once, each with its own engine processes.  Saves ``game-NNN.sgf``
     files in ``sgf_dir`` when given, appends a line per game to ``log`` (see
-    :mod:`analysis.match_log`) and calls ``on_game`` after every game.  ``referee`` is
+    :mod:`analysis.match.log`) and calls ``on_game`` after every game.  ``referee`` is
     a GTP engine command that counts the games the two engines score differently.
     Returns the summary, games in number order; every engine process has ended by then.
     Raises ValueError for a bad command line, OSError if an engine cannot be started
@@ -162,7 +162,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--jobs", type=_positive(int), default=1,
                         help="games played at once, each pair of engines in its own processes (default 1)")
     parser.add_argument("--log", type=Path, help="append one JSON line per finished game to this file; "
-                        "python -m analysis.match_log sums logs up")
+                        "python -m analysis.match.log sums logs up")
     parser.add_argument("--first-game", type=_positive(int), default=1,
                         help="number of the first game, to continue a log (default 1)")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
@@ -193,6 +193,3 @@ def main(argv: Sequence[str] | None = None) -> None:
         sys.exit(f"match aborted: {e}")
     print(json.dumps(summary.to_json(), indent=2) if args.json else format_summary(summary))
 
-
-if __name__ == "__main__":
-    main()

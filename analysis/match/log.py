@@ -3,7 +3,7 @@
 ``python -m analysis.match --log FILE`` appends a line as each game ends, so a
 match that is stopped keeps every game it finished, and a later run continues
 the same log with ``--first-game`` (colours keep alternating by game number).
-``python -m analysis.match_log FILE...`` prints the summary of every logged game.
+``python -m analysis.match.log FILE...`` prints the summary of every logged game.
 
 A line holds the :class:`GameResult` fields plus ``seconds`` and ``genmoves``:
 each engine's genmove time and count in that game, and ``engines``: the two
@@ -20,8 +20,8 @@ from dataclasses import asdict, fields
 from pathlib import Path
 from typing import Any, TextIO
 
-from analysis.match_game import GameResult
-from analysis.match_stats import MatchSummary, format_summary, summarize
+from analysis.match.game import GameResult
+from analysis.match.stats import MatchSummary, format_summary, summarize
 
 _RESULT_FIELDS = {f.name for f in fields(GameResult)}
 
@@ -81,7 +81,7 @@ def summarize_log(records: Sequence[dict[str, Any]]) -> MatchSummary:
 
 def main(argv: Sequence[str] | None = None) -> None:
     """Print the summary of the logged games (text, or JSON with ``--json``)."""
-    parser = argparse.ArgumentParser(prog="python -m analysis.match_log",
+    parser = argparse.ArgumentParser(prog="python -m analysis.match.log",
                                      description=__doc__.splitlines()[0])
     parser.add_argument("logs", nargs="+", type=Path, help="logs of python -m analysis.match --log")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")

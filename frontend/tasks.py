@@ -3,7 +3,7 @@
 Arguments and results are plain JSON.  Results reach the browser through the channel layer
 (:mod:`frontend.services.notify`), so the same code serves Celery workers and the embedded
 in-process mode (:mod:`frontend.services.dispatch`).  Networks are loaded once per process
-(:mod:`analysis.networks`), and torch uses ``GOWEB_TORCH_THREADS`` threads in it.
+(:mod:`analysis.review.networks`), and torch uses ``GOWEB_TORCH_THREADS`` threads in it.
 
 Every task is acknowledged late: a worker that dies leaves its message to the broker, which
 hands it to another worker (after ``GOWEB_TASK_VISIBILITY_TIMEOUT`` with Redis).  A whole-game
@@ -23,10 +23,12 @@ from celery.signals import worker_process_init
 from django.conf import settings
 from django.db import OperationalError
 
-from analysis import ladder, networks, review
 from analysis.bot.levels import get_level
 from analysis.bot.player import Bot
 from analysis.go.coords import to_gtp
+from analysis.review import analyze as review
+from analysis.review import networks
+from analysis.tactics import ladder
 from frontend.models import Game
 from frontend.services import game_analysis, games, notify
 

@@ -18,9 +18,9 @@ from pathlib import Path
 from analysis.go.coords import BLACK, WHITE, CoordinateError, from_gtp, to_gtp
 from analysis.go.position import IllegalMoveError, Position
 from analysis.go.scoring import estimate_dead, rules_kind, score
-from analysis.go.sgf import GameRecord, SgfNode, write_sgf
 from analysis.gtp.client import GtpError
-from analysis.match_engine import EngineTimeout, MatchEngine
+from analysis.match.engine import EngineTimeout, MatchEngine
+from analysis.sgf import GameRecord, SgfNode, write_sgf
 
 GTP_COLOR = {BLACK: "b", WHITE: "w"}
 SGF_COLOR = {BLACK: "B", WHITE: "W"}

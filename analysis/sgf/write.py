@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 from sgfmill import sgf_grammar
 
-from analysis.go.sgf_model import GameRecord, SgfNode
+from analysis.sgf.model import GameRecord, SgfNode
 
 
 def _raw_properties(node: SgfNode) -> dict[str, list[bytes]]:
@@ -23,7 +23,7 @@ def write_sgf(game: GameRecord) -> bytes:
     Every property of every node is written, unknown ones included, and every
     variation (the first child of each node stays the main line).  Values are
     escaped as SGF Text (``\\`` and ``]``).  Never raises for a game whose
-    properties were set through :class:`~analysis.go.sgf_model.SgfNode` methods.
+    properties were set through :class:`~analysis.sgf.model.SgfNode` methods.
     """
 
     def properties(node: SgfNode) -> dict[str, list[bytes]]:

@@ -1,0 +1,5 @@
+"""``python -m analysis.match``: see :mod:`analysis.match.run`."""
+
+from analysis.match.run import main
+
+main()
