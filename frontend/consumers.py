@@ -12,7 +12,7 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
 from frontend import tasks
 from frontend.models import Game
-from frontend.services import board, dispatch, notify, protocol
+from frontend.services import board, dispatch, games, notify, protocol
 
 
 class JsonConsumer(AsyncJsonWebsocketConsumer):
@@ -66,7 +66,7 @@ class BoardConsumer(JsonConsumer):
         self.game_id = self.scope["url_route"]["kwargs"]["game_id"]
         session = self.scope.get("session")
         try:
-            await database_sync_to_async(board.owned_game)(self.game_id, session and session.session_key)
+            await database_sync_to_async(games.owned_game)(self.game_id, session and session.session_key)
         except Game.DoesNotExist:
             await self.send_error(f"there is no game {self.game_id}")
             await self.close(code=4404)
@@ -140,7 +140,7 @@ class BoardConsumer(JsonConsumer):
     async def on_analyze(self, move_number: int, ladders: bool = True, backpred: bool = True) -> None:
         make_query = database_sync_to_async(board.position_query)
         query = await make_query(self.game_id, move_number, ladders, backpred)
-        await dispatch.submit(tasks.analyze_position, query, self.channel_name)
+        await dispatch.submit(tasks.analyze_position, query.to_json(), self.channel_name)
 
     async def on_analyze_game(self) -> None:
         analysis_id = await database_sync_to_async(board.start_game_analysis)(self.game_id)

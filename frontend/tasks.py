@@ -3,7 +3,7 @@
 Arguments and results are plain JSON.  Results reach the browser through the channel layer
 (:mod:`frontend.services.notify`), so the same code serves Celery workers and the embedded
 in-process mode (:mod:`frontend.services.dispatch`).  Networks are loaded once per process
-(:mod:`analysis.review.networks`), and torch uses ``GOWEB_TORCH_THREADS`` threads in it.
+that runs tasks (:mod:`frontend.services.engine`).
 
 Every task is acknowledged late: a worker that dies leaves its message to the broker, which
 hands it to another worker (after ``GOWEB_TASK_VISIBILITY_TIMEOUT`` with Redis).  A whole-game
@@ -13,26 +13,18 @@ rest, so a redelivered message resumes where the last saved chunk ended.
 
 from __future__ import annotations
 
-import functools
-import threading
-from collections import OrderedDict
-
-import torch
 from celery import shared_task
 from celery.signals import worker_process_init
 from django.conf import settings
 from django.db import OperationalError
 
-from analysis.bot.levels import get_level
-from analysis.bot.player import Bot
 from analysis.go.coords import to_gtp
-from analysis.review import analyze as review
-from analysis.review import networks
-from analysis.tactics import ladder
+from analysis.go.position import Position
+from analysis.review.analyze import answer_query
+from analysis.review.query import PositionQuery
 from frontend.models import Game
-from frontend.services import game_analysis, games, notify
+from frontend.services import engine, game_analysis, games, notify
 
-MAX_BOTS = 64
 # Tasks that survive a worker's death (acknowledged after they run, requeued when the worker
 # is lost) and retry a few times when the database is briefly unreachable.
 DURABLE = {
@@ -44,47 +36,12 @@ DURABLE = {
     "max_retries": 3,
 }
 
-_bots: OrderedDict[tuple[int, str], tuple[Bot, threading.Lock]] = OrderedDict()
-_bots_lock = threading.Lock()
-
-
-@functools.cache
-def _limit_torch_threads(threads: int) -> None:
-    """Let torch use ``threads`` threads in this process (set once)."""
-    torch.set_num_threads(threads)
-
-
-def _evaluator() -> networks.LockedEvaluator:
-    """Return this process's search evaluator."""
-    _limit_torch_threads(settings.GOWEB_TORCH_THREADS)
-    return networks.search_evaluator(settings.GOWEB_WEIGHTS)
-
 
 @worker_process_init.connect
 def _load_networks(**kwargs: object) -> None:
     """Load the network when a worker process starts (and choose its precision on a 19x19 batch),
     so that the first task does not wait for it."""
-    _evaluator().evaluate([review.build_position(19, 7.5)])
-
-
-def _bot(game_id: int, level: str) -> tuple[Bot, threading.Lock]:
-    """Return this process's bot for a game (it keeps its win rates, to resign, and its search tree)
-    and the lock to hold while it thinks.  Search levels share the process's evaluator."""
-    key = (game_id, level)
-    with _bots_lock:
-        if key not in _bots:
-            lvl = get_level(level)
-            net = evaluator = None
-            if lvl.kind != "rules":
-                _limit_torch_threads(settings.GOWEB_TORCH_THREADS)
-                net = networks.policy_net(settings.GOWEB_WEIGHTS)
-            if lvl.kind == "mcts":
-                evaluator = _evaluator()
-            _bots[key] = (Bot(lvl, net, seed=game_id, evaluator=evaluator), threading.Lock())
-            while len(_bots) > MAX_BOTS:
-                _bots.popitem(last=False)
-        _bots.move_to_end(key)
-        return _bots[key]
+    engine.evaluator().evaluate([Position(19)])
 
 
 @shared_task(**DURABLE)
@@ -92,66 +49,41 @@ def bot_move(self, game_id: int, expected_moves: int) -> dict:
     """Play the bot's move in game ``game_id`` if it still has ``expected_moves`` moves; broadcast the state.
 
     Returns ``{"move": GTP or "resign"}``, or ``{"skipped": reason}`` when the game moved on
-    meanwhile (the human undid, resigned, or another task already replied).
+    meanwhile (the human undid, resigned, or another task already replied).  The game is loaded
+    once: the record read under the lock is reused when it has not changed while the bot thought.
     """
-    game = Game.objects.get(pk=game_id)
-    position = games.position_of(game)
-    if len(position.moves) != expected_moves or not games.is_bot_turn(game):
+    loaded = games.load(Game.objects.get(pk=game_id))
+    if len(loaded.position.moves) != expected_moves or not loaded.is_bot_turn:
         return {"skipped": "the game changed since the move was requested"}
-    bot, thinking = _bot(game_id, game.bot_level)
+    bot, thinking = engine.bot(game_id, loaded.game.bot_level)
     with thinking:
-        decision = bot.choose(position)
-    with games.locked(game_id) as game:
-        if len(games.position_of(game).moves) != expected_moves or not games.is_bot_turn(game):
+        decision = bot.choose(loaded.position)
+    with games.locked_reload(loaded) as current:
+        if len(current.position.moves) != expected_moves or not current.is_bot_turn:
             return {"skipped": "the game changed while the bot was thinking"}
+        bot_color = current.game.bot_color
         if decision.move is None:
-            games.resign(game, game.bot_color)
+            games.resign(current, bot_color)
             move = "resign"
         else:
-            move = to_gtp(decision.move, game.size)
-            games.play(game, game.bot_color, move)
-    notify.to_group(game_id, {**games.state(game), "bot_move": move})
+            move = to_gtp(decision.move, current.game.size)
+            games.play(current, bot_color, move)
+        message = {**games.state(current), "bot_move": move}
+    notify.to_group(game_id, message)
     return {"move": move}
-
-
-def _position_analysis(query: dict) -> dict:
-    """Return the ``analysis`` message of :func:`analyze_position`'s query."""
-    position = review.build_position(
-        query["size"],
-        query["komi"],
-        query.get("moves", ()),
-        query.get("initial_stones", ()),
-        superko=query.get("superko", False),
-    )
-    visits = query.get("visits", settings.GOWEB_REVIEW_VISITS)
-    analysis = review.analyze_position(
-        position, _evaluator(), visits, include_policy=True, include_search=query.get("search", False)
-    )
-    result = {
-        "type": "analysis",
-        "move_number": query.get("move_number", len(position.moves)),
-        **analysis,
-        "ladders": ladder.overlay(position) if query.get("ladders", True) else None,
-        "backpred": None,
-    }
-    if query.get("backpred", True):
-        net = networks.backpred_net(settings.GOWEB_BACKPRED_WEIGHTS)
-        result["backpred"] = net.heatmap(position) if net is not None and position.moves else None
-    return result
 
 
 @shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=2)
 def analyze_position(self, query: dict, reply_channel: str | None = None) -> dict:
     """Search one position and return (and send to ``reply_channel``) an ``analysis`` message.
 
-    ``query``: ``size``, ``komi``, ``moves`` and ``initial_stones`` (``[colour, GTP]`` pairs),
-    optional ``superko`` (bool), ``visits`` (default ``GOWEB_REVIEW_VISITS``), ``move_number``
-    (echoed back), ``ladders`` and ``backpred`` (bools, default true) and ``search`` (bool: add
-    every visited move as ``moves``).  If the analysis fails, ``reply_channel`` gets an ``error``
-    message and the exception propagates.
+    ``query`` is a :class:`~analysis.review.query.PositionQuery` as JSON.  If the analysis fails,
+    ``reply_channel`` gets an ``error`` message and the exception propagates.
     """
     try:
-        result = _position_analysis(query)
+        parsed = PositionQuery.from_json(query)
+        backpred = engine.backpred_network() if parsed.backpred else None
+        result = answer_query(parsed, engine.evaluator(), backpred)
     except Exception as exc:
         if reply_channel:
             notify.to_channel(reply_channel, {"type": "error", "message": f"analysis failed: {exc}"})
@@ -173,7 +105,7 @@ def analyze_game(self, analysis_id: int) -> dict:
     while True:
         try:
             outcome = game_analysis.run_chunk(
-                analysis_id, _evaluator(), settings.GOWEB_REVIEW_VISITS, settings.GOWEB_REVIEW_CHUNK
+                analysis_id, engine.evaluator(), settings.GOWEB_REVIEW_VISITS, settings.GOWEB_REVIEW_CHUNK
             )
         except OperationalError:
             raise

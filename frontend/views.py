@@ -9,14 +9,14 @@ import json
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.core.exceptions import PermissionDenied
-from django.http import HttpRequest, HttpResponse, JsonResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from analysis.bot.levels import LEVELS
 from analysis.features import FEATURE_SETS
-from analysis.go.scoring import rules_kind
+from analysis.go.rules import rules_kind
 from analysis.review.report import annotate
 from analysis.sgf import read_sgf, write_sgf
 from frontend import tasks
@@ -43,12 +43,14 @@ def session_key(request: HttpRequest) -> str:
     return request.session.session_key
 
 
-def owned_game(request: HttpRequest, pk: int) -> Game:
+def session_game(request: HttpRequest, pk: int) -> Game:
     """Return the game ``pk`` if this session owns it; 404 if missing, 403 otherwise."""
-    game = get_object_or_404(Game, pk=pk)
-    if game.owner != request.session.session_key:
-        raise PermissionDenied("This game belongs to another session.")
-    return game
+    try:
+        return games.owned_game(pk, request.session.session_key)
+    except Game.DoesNotExist:
+        raise Http404(f"There is no game {pk}.") from None
+    except PermissionError as e:
+        raise PermissionDenied(f"{str(e).capitalize()}.") from None
 
 
 @require_safe
@@ -90,7 +92,7 @@ def _board_context(game: Game) -> dict:
 @require_safe
 def play(request: HttpRequest, pk: int) -> HttpResponse:
     """The board of a game against the bot."""
-    game = owned_game(request, pk)
+    game = session_game(request, pk)
     if game.kind != Game.Kind.PLAY:
         return redirect("frontend:review", pk=pk)
     return render(request, "frontend/play.html", _board_context(game))
@@ -99,7 +101,7 @@ def play(request: HttpRequest, pk: int) -> HttpResponse:
 @require_safe
 def review(request: HttpRequest, pk: int) -> HttpResponse:
     """The review board of a game: navigation, analysis, overlays and feature planes."""
-    return render(request, "frontend/review.html", _board_context(owned_game(request, pk)))
+    return render(request, "frontend/review.html", _board_context(session_game(request, pk)))
 
 
 @require_http_methods(["GET", "POST"])
@@ -130,7 +132,7 @@ def upload(request: HttpRequest) -> HttpResponse:
 @require_safe
 def download_sgf(request: HttpRequest, pk: int) -> HttpResponse:
     """Download the game's SGF; ``?analysis=1`` adds the latest analysis as comments and SBKV."""
-    game = owned_game(request, pk)
+    game = session_game(request, pk)
     record = read_sgf(game.sgf)
     name = f"game-{game.pk}"
     if request.GET.get("analysis"):
@@ -146,7 +148,7 @@ def download_sgf(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def delete_game(request: HttpRequest, pk: int) -> HttpResponse:
     """Delete one of this session's games."""
-    owned_game(request, pk).delete()
+    session_game(request, pk).delete()
     return redirect("frontend:games")
 
 
@@ -167,7 +169,7 @@ async def api_analyze(request: HttpRequest) -> JsonResponse:
         message = str(e) if isinstance(e, api.ApiError) else "the body is not valid JSON"
         return JsonResponse({"error": message}, status=400)
     try:
-        analysis = await dispatch.ask(tasks.analyze_position, job.task_query, settings.GOWEB_API_TIMEOUT)
+        analysis = await dispatch.ask(tasks.analyze_position, job.query.to_json(), settings.GOWEB_API_TIMEOUT)
     except TimeoutError:
         return JsonResponse({"error": "no analysis came back in time; try fewer visits or later"}, status=504)
     if analysis["type"] == "error":

@@ -15,6 +15,7 @@ from analysis.go.coords import BLACK, WHITE, from_gtp
 from analysis.go.position import Position
 from analysis.nets import checkpoint
 from analysis.nets.golois import GoloisConfig, GoloisNet
+from analysis.nets.inference import Prediction
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -22,12 +23,15 @@ ROOT = Path(__file__).resolve().parents[1]
 class FakeNet:
     """Returns fixed preferences (over n*n + 1), masked to the legal moves as a real net's are."""
 
+    has_value = True
+
     def __init__(self, probs: np.ndarray, win: float) -> None:
         self.probs, self.win = probs, win
 
-    def evaluate(self, positions: list[Position]) -> tuple[np.ndarray, np.ndarray]:
+    def predict(self, positions: list[Position]) -> Prediction:
         p = self.probs * np.append(positions[0].legal_points(), True)
-        return (p / p.sum())[None], np.array([self.win])
+        logit = np.log(self.win / (1 - self.win))
+        return Prediction((p / p.sum())[None, None].astype(np.float32), np.array([logit], dtype=np.float32))
 
 
 def test_levels_are_named_and_documented() -> None:

@@ -15,7 +15,6 @@ import torch
 
 from analysis.bot.levels import LEVELS, get_level
 from analysis.bot.player import Bot
-from analysis.bot.policy import PolicyNet
 from analysis.bot.resign import handicap_stones, resign_threshold
 from analysis.features import get_feature_set
 from analysis.go.coords import BLACK, WHITE, from_gtp
@@ -23,6 +22,7 @@ from analysis.go.handicap import fixed_handicap_points
 from analysis.go.position import Position
 from analysis.gtp.engine import GtpEngine
 from analysis.nets.golois import GoloisConfig, GoloisNet
+from analysis.nets.inference import Network
 
 
 class FixedEvaluator:
@@ -61,7 +61,7 @@ def test_search_levels_are_named_and_limited_in_visits_or_time() -> None:
 def test_a_search_level_with_a_tiny_net_plays_legal_moves_on_9x9() -> None:
     torch.manual_seed(0)
     net = GoloisNet(GoloisConfig(get_feature_set("golois").num_planes, blocks=1, channels=8, value_head=True))
-    bot = Bot(get_level("mcts-50"), PolicyNet(net.eval()), resign_threshold=0)
+    bot = Bot(get_level("mcts-50"), Network(net), resign_threshold=0)
     pos = Position(9)
     for _ in range(4):
         decision = bot.choose(pos)

@@ -13,6 +13,7 @@ from analysis.mcts import NetEvaluator, Search, SearchConfig
 from analysis.mcts.cache import LRUCache, position_key
 from analysis.nets import checkpoint
 from analysis.nets.golois import GoloisConfig, GoloisNet
+from analysis.nets.inference import Network
 
 
 def tiny_net(value_head: bool = True) -> GoloisNet:
@@ -30,10 +31,10 @@ def opening(size: int = 9) -> Position:
 
 def test_a_search_with_an_untrained_tiny_net_on_9x9_returns_legal_analysis() -> None:
     pos = opening()
-    evaluator = NetEvaluator(tiny_net())  # bf16 or float32: timed on the first batch
+    evaluator = NetEvaluator(Network(tiny_net()))  # the dtype is chosen on the first batch
     search = Search(pos, evaluator, SearchConfig(batch_size=8))
     result = search.run(max_visits=64)
-    assert result.visits == 64 and evaluator.bf16 is not None
+    assert result.visits == 64 and evaluator.network.dtype is not None
     assert 0 <= result.winrate <= 1 and pos.is_legal(result.best)
     for candidate in result.candidates:
         assert 0 <= candidate.winrate <= 1 and 0 < candidate.prior <= 1
@@ -60,7 +61,7 @@ def test_net_priors_are_a_distribution_over_the_legal_moves_and_pass() -> None:
         to_play=WHITE,
     )
     for ladder_adjust in (False, True):
-        evaluator = NetEvaluator(tiny_net(), ladder_adjust=ladder_adjust, bf16=False)
+        evaluator = NetEvaluator(Network(tiny_net(), dtype="float32"), ladder_adjust=ladder_adjust)
         priors, wins = evaluator.evaluate([pos, opening()])
         assert priors.shape == (2, 82) and wins.shape == (2,)
         assert np.allclose(priors.sum(axis=1), 1, atol=1e-5)
@@ -70,7 +71,7 @@ def test_net_priors_are_a_distribution_over_the_legal_moves_and_pass() -> None:
 
 
 def test_net_evaluations_are_cached_by_position() -> None:
-    evaluator = NetEvaluator(tiny_net(), cache_size=10, bf16=False)
+    evaluator = NetEvaluator(Network(tiny_net(), dtype="float32"), cache_size=10)
     positions = [opening(), Position(9)]
     first = evaluator.evaluate(positions)
     assert (evaluator.cache.hits, evaluator.cache.misses) == (0, 2)
@@ -82,13 +83,13 @@ def test_net_evaluations_are_cached_by_position() -> None:
 
 def test_a_net_without_value_head_is_refused() -> None:
     with pytest.raises(ValueError, match="value head"):
-        NetEvaluator(tiny_net(value_head=False))
+        NetEvaluator(Network(tiny_net(value_head=False)))
 
 
 def test_an_evaluator_loads_from_a_checkpoint(tmp_path) -> None:
     path = tmp_path / "tiny.pt"
     checkpoint.save(path, tiny_net(), "tiny")
-    evaluator = NetEvaluator.from_checkpoint(path, bf16=False)
+    evaluator = NetEvaluator(Network.from_checkpoint(path, dtype="float32"))
     assert evaluator.evaluate([opening()])[0].shape == (1, 82)
 
 

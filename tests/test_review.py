@@ -11,7 +11,7 @@ import torch
 from analysis.go.coords import from_gtp
 from analysis.go.position import Position
 from analysis.review import networks
-from analysis.review.analyze import analyze_game_position, analyze_position, game_positions
+from analysis.review.analyze import game_entry, game_positions, position_analysis
 from analysis.review.report import annotate, mistakes
 from analysis.sgf import read_sgf
 
@@ -41,7 +41,7 @@ class FavouriteEvaluator:
 def test_win_rates_and_best_move_come_from_the_search() -> None:
     favourite = from_gtp("E5", 9)  # prior rank 41 of 82: only the search can find it
     evaluator = FavouriteEvaluator(favourite)
-    analysis = analyze_position(Position(9), evaluator, visits=400, include_policy=True, include_search=True)
+    analysis = position_analysis(Position(9), evaluator, visits=400, include_policy=True, include_search=True)
     assert analysis["visits"] == 400 and analysis["best"] == "E5"
     assert analysis["winrate"] > 0.55  # the network alone says 0.5
     assert analysis["black_winrate"] == analysis["winrate"]
@@ -56,7 +56,7 @@ def test_win_rates_and_best_move_come_from_the_search() -> None:
 
 
 def test_unvisited_candidates_have_no_win_rate() -> None:
-    analysis = analyze_position(Position(9), FavouriteEvaluator(0), visits=3)
+    analysis = position_analysis(Position(9), FavouriteEvaluator(0), visits=3)
     visited = [c for c in analysis["candidates"] if c["visits"]]
     assert len(visited) == 2 and "moves" not in analysis and "policy" not in analysis
     unvisited = analysis["candidates"][5]
@@ -67,7 +67,7 @@ def test_game_entries_rank_the_played_move_and_mistakes_use_the_search() -> None
     record = read_sgf("(;SZ[9]KM[7];B[ee];W[aa];B[cc])")
     evaluator = networks.search_evaluator()
     results = [
-        analyze_game_position(position, move, k, evaluator, visits=16)
+        game_entry(position, move, k, evaluator, visits=16)
         for k, (position, move) in enumerate(game_positions(record))
     ]
     assert [r["move_number"] for r in results] == [0, 1, 2, 3]

@@ -9,7 +9,8 @@ import pytest
 
 from analysis.go.coords import BLACK, WHITE, from_gtp, parse_color, to_gtp
 from analysis.go.position import Position
-from analysis.go.scoring import Score, area_score, estimate_dead, rules_kind, score, territory_score
+from analysis.go.rules import rules_kind
+from analysis.go.scoring import Score, area_score, estimate_dead, score, territory_score
 from analysis.gtp.client import GNUGO, gnugo
 
 FINISHED = """

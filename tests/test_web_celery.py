@@ -20,9 +20,11 @@ import pytest
 import redis
 from celery import Celery
 from channels_redis.core import RedisChannelLayer
+from django.conf import settings
 
 from analysis.bench.webclient import SiteSession, receive, send
 from analysis.bench.webstack import WebStack
+from analysis.review.query import PositionQuery
 from goweb.envconfig import redis_host
 
 REDIS_URL = "redis://127.0.0.1:6379/15"
@@ -79,7 +81,9 @@ def worker(tmp_path: Path):
 def test_position_analysis_runs_on_a_worker_and_replies_over_the_channel_layer(worker: str) -> None:
     client = Celery("goweb-test", broker=REDIS_URL, backend=REDIS_URL)
     client.conf.update(task_serializer="json", accept_content=["json"], result_accept_content=["json"])
-    query = {"size": 9, "komi": 7.5, "moves": [["B", "E5"], ["W", "C3"]], "move_number": 2}
+    query = PositionQuery(
+        size=9, komi=7.5, rules="chinese", visits=settings.GOWEB_REVIEW_VISITS, moves=[["B", "E5"], ["W", "C3"]]
+    ).to_json()
 
     async def scenario() -> None:
         layer = RedisChannelLayer(hosts=[redis_host(REDIS_URL)])

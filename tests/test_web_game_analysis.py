@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from analysis.review import analyze as review
 from frontend.models import Analysis, Game
 from frontend.services import game_analysis
 from tests.test_review import FavouriteEvaluator
@@ -38,14 +37,14 @@ def test_chunks_resume_after_the_saved_results_until_done() -> None:
 
 def test_a_chunk_that_lost_the_race_saves_nothing(monkeypatch) -> None:
     analysis = review_analysis()
-    analyze = review.analyze_game_position
+    analyze = game_analysis.game_entry
 
     def meanwhile_another_worker_saves(*args: object, **kwargs: object) -> dict:
         entry = analyze(*args, **kwargs)
         Analysis.objects.filter(pk=analysis.pk).update(results=[{**entry, "by": "the other worker"}])
         return entry
 
-    monkeypatch.setattr(review, "analyze_game_position", meanwhile_another_worker_saves)
+    monkeypatch.setattr(game_analysis, "game_entry", meanwhile_another_worker_saves)
     outcome = game_analysis.run_chunk(analysis.pk, FavouriteEvaluator(0), visits=4, chunk=3)
     assert (outcome.status, outcome.done, outcome.more) == ("superseded", 0, False)
     analysis.refresh_from_db()

@@ -153,12 +153,13 @@ def test_download_sgf_with_analysis(client) -> None:
 
 
 def test_undo_takes_back_the_bots_reply_too() -> None:
-    game = games.new_game(
+    game = games.load(games.new_game(
         "s", size=9, handicap=0, komi=7.5, rules="chinese", bot_level="rules", human_color="B"
-    )
+    ))
     games.play(game, "B", "E5")
     games.play(game, "W", "C3")
     assert games.undo(game) == 2 and games.state(game)["moves"] == []
+    assert games.state(games.load(Game.objects.get(pk=game.game.pk))) == games.state(game)
     games.play(game, "B", "E5")
     assert games.undo(game) == 1  # the bot had not answered yet
     with pytest.raises(games.GameError, match="no move to take back"):

@@ -19,9 +19,9 @@ from analysis.bench.nn import default_net
 from analysis.bench.positions import main_lines
 from analysis.bot.levels import get_level
 from analysis.bot.player import Bot
-from analysis.bot.policy import PolicyNet
 from analysis.go.position import Position
 from analysis.mcts import SearchResult
+from analysis.nets.inference import Network
 
 LEVEL = "mcts-2s"
 THREADS = (1, 2)
@@ -31,7 +31,7 @@ def run(quick: bool = False) -> dict:
     """Return seconds per move and visits/s of the ``mcts-2s`` bot for each torch thread count."""
     moves = main_lines(1)[0][: 3 if quick else 30]
     model, weights = default_net()
-    bots = {t: Bot(get_level(LEVEL), PolicyNet(model), resign_threshold=0) for t in THREADS}
+    bots = {t: Bot(get_level(LEVEL), Network(model), resign_threshold=0) for t in THREADS}
     seconds: dict[int, list[float]] = {t: [] for t in THREADS}
     visits = dict.fromkeys(THREADS, 0)
     searched = dict.fromkeys(THREADS, 0.0)

@@ -23,6 +23,8 @@ from analysis.bench.nn import default_net
 from analysis.bench.positions import sample_positions
 from analysis.go.position import Position
 from analysis.mcts import Evaluator, NetEvaluator, Search, SearchConfig
+from analysis.nets import precision
+from analysis.nets.inference import Network
 
 BATCH = 16
 
@@ -63,10 +65,11 @@ def run(quick: bool = False) -> dict:
     count, visits = (3, 48) if quick else (12, 192)
     positions = sample_positions(count)
     model, weights = default_net()
-    uncached = NetEvaluator(model, cache_size=0)
-    uncached.infer(positions[:BATCH])  # warm-up, and the choice of bf16 or float32
+    network = Network(model)
+    uncached = NetEvaluator(network, cache_size=0)
+    uncached.infer(positions[:BATCH])  # warm-up, and the choice of the dtype
     counting = CountingEvaluator(uncached)
-    cached = NetEvaluator(model, bf16=uncached.bf16)
+    cached = NetEvaluator(network)
     calls = visits // BATCH // 2
     raw_time = search_time = cached_time = 0.0
     ratios = []
@@ -84,7 +87,8 @@ def run(quick: bool = False) -> dict:
     return {
         "net": weights,
         "threads": torch.get_num_threads(),
-        "precision": "bfloat16" if uncached.bf16 else "float32",
+        "precision": precision.describe(network.dtype),
+        "precision_reason": network.dtype_reason,
         "board_size": 19,
         "positions": count,
         "visits_per_search": visits,

@@ -2,11 +2,13 @@
 
 The net is the default one: ``weights/policy.pt`` when it exists, else an
 untrained golois-b6c64 (which costs exactly as much time).  It runs on 19x19
-inputs at batch 1, 8 and 64, in float32 and under bf16 autocast.  Its achieved
+inputs at batch 1, 8 and 64, in float32 and, where the CPU has bf16 instructions
+(:func:`analysis.nets.precision.cpu_has_bf16`), under bf16 autocast: elsewhere bf16 is
+emulated at a few GFLOP/s and is not timed.  Its achieved
 GFLOP/s count 2 x the multiply-adds of its convolutions and linear layers
 (batch norm, ReLU and softmax are not counted).
 
-The yardsticks, in each dtype: a 2048^3 matrix product, and a dense 3x3
+The yardsticks, in each dtype timed: a 2048^3 matrix product, and a dense 3x3
 convolution of 256 channels on 19x19 boards.  The two differ: on AMD CPUs
 MKL's float32 matrix product may run well below oneDNN's convolutions, so each
 figure is given as a fraction of the matrix product and of the better of the two.
@@ -22,12 +24,17 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from analysis.nets import checkpoint
+from analysis.nets import checkpoint, precision
 from analysis.nets.presets import build, get_preset
 
 PRESET = "golois-b6c64"
-DTYPES = ("float32", "bfloat16")
 BOARD = 19
+NO_BF16 = "not timed: the CPU has no bf16 instructions, so bf16 would be emulated"
+
+
+def timed_dtypes() -> tuple[str, ...]:
+    """Return the dtypes worth timing on this CPU: float32, and bfloat16 where the hardware has it."""
+    return tuple(precision.describe(d) for d in precision.candidate_dtypes(torch.device("cpu")))
 
 
 def seconds_per_call(fn: Callable[[], object], min_seconds: float, repeats: int = 3) -> float:
@@ -67,11 +74,11 @@ def conv_gflops(dtype: str, batch: int = 64, channels: int = 256, min_seconds: f
 
 
 def yardsticks(quick: bool) -> dict[str, dict[str, float]]:
-    """Return {dtype: {"matmul_2048": GFLOP/s, "conv3x3_c256": GFLOP/s}} for float32 and bfloat16."""
+    """Return {dtype: {"matmul_2048": GFLOP/s, "conv3x3_c256": GFLOP/s}} for each of :func:`timed_dtypes`."""
     seconds, batch = (0.05, 16) if quick else (0.5, 64)
     return {dtype: {"matmul_2048": round(matmul_gflops(dtype, min_seconds=seconds), 1),
                     "conv3x3_c256": round(conv_gflops(dtype, batch, min_seconds=seconds), 1)}
-            for dtype in DTYPES}
+            for dtype in timed_dtypes()}
 
 
 def efficiency(gflops: float, yardstick: dict[str, float]) -> dict[str, float]:
@@ -121,7 +128,7 @@ def inference_positions_per_s(model: nn.Module, in_planes: int, batch: int, dtyp
     """Return the positions/s of batched 19x19 forward passes with a legality mask, in ``dtype``."""
     x = (torch.rand(batch, in_planes, BOARD, BOARD) > 0.5).float()
     legal = torch.ones(batch, BOARD * BOARD + 1, dtype=torch.bool)
-    with torch.inference_mode(), torch.autocast("cpu", dtype=torch.bfloat16, enabled=dtype == "bfloat16"):
+    with torch.inference_mode(), precision.autocast(torch.device("cpu"), precision.dtype_named(dtype)):
         return batch / seconds_per_call(lambda: model(x, legal), min_seconds)
 
 
@@ -143,11 +150,14 @@ def run(quick: bool = False) -> dict:
     }
     inference: dict = {}
     for batch in (1, 8, 64):
-        rates = {d: inference_positions_per_s(model, in_planes, batch, d, min_seconds) for d in DTYPES}
+        rates = {d: inference_positions_per_s(model, in_planes, batch, d, min_seconds) for d in yardstick}
         row: dict = {d: {"positions_per_s": round(rate, 1), **efficiency(rate * flops / 1e9, yardstick[d])}
                      for d, rate in rates.items()}
         row["faster"] = max(rates, key=rates.get)
-        row["bf16_speedup"] = round(rates["bfloat16"] / rates["float32"], 2)
+        if "bfloat16" in rates:
+            row["bf16_speedup"] = round(rates["bfloat16"] / rates["float32"], 2)
+        else:
+            row["bfloat16"] = NO_BF16
         inference[f"batch{batch}"] = row
     figures["inference"] = inference
     figures["notes"] = ("FLOPs = 2 x multiply-adds of convolutions and linear layers; fractions are of the "

@@ -2,12 +2,14 @@
 
 A training step is the training loop's own: the multi-task loss of
 ``analysis.train.loop.losses``, backward and an AdamW step, at batch 128 on
-random 19x19 inputs, in float32 and under bf16 autocast.  A step costs about
+random 19x19 inputs, in each dtype worth timing on this CPU (float32, and bf16 where the
+CPU has bf16 instructions; see ``analysis.bench.nn``).  A step costs about
 3 x the forward FLOPs (forward, and backward to both the activations and the
 weights; a slight overestimate, as the input layer needs no gradient for its
 input), reported against the yardsticks of ``analysis.bench.nn``.
 
-The candidates are every policy preset, trained in bf16 the same way: the
+The candidates are every policy preset, trained the same way in the dtype that
+``analysis.nets.precision`` would choose: the
 throughput that chose the default architecture (a smaller net sees more
 positions in the hours a 2-core machine has).
 
@@ -23,8 +25,17 @@ import time
 
 import torch
 
-from analysis.bench.nn import BOARD, DTYPES, PRESET, efficiency, forward_flops, seconds_per_call, yardsticks
+from analysis.bench.nn import (
+    BOARD,
+    PRESET,
+    efficiency,
+    forward_flops,
+    seconds_per_call,
+    timed_dtypes,
+    yardsticks,
+)
 from analysis.bench.positions import SHARED_DATA
+from analysis.nets import precision
 from analysis.nets.presets import PRESETS, Config, build, get_preset
 from analysis.train.data import PositionSampler
 from analysis.train.loop import TrainConfig, losses
@@ -55,7 +66,7 @@ def train_samples_per_s(config: Config, dtype: str, min_seconds: float) -> float
     batch = random_batch(config, BATCH)
 
     def step() -> None:
-        loss, _ = losses(model, batch, cfg, bf16=dtype == "bfloat16")
+        loss, _ = losses(model, batch, cfg, precision.dtype_named(dtype))
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         optimizer.step()
@@ -64,13 +75,14 @@ def train_samples_per_s(config: Config, dtype: str, min_seconds: float) -> float
 
 
 def candidate_rates(min_seconds: float) -> dict[str, dict]:
-    """Return, per next-move preset, its parameters and bf16 training samples/s and samples per hour."""
+    """Return, per next-move preset, its parameters and training samples/s and samples per hour in
+    the fastest of :func:`timed_dtypes`."""
     out = {}
     for name in sorted(PRESETS):
         config = get_preset(name)
         if config.target != "next":
             continue
-        rate = train_samples_per_s(config, "bfloat16", min_seconds)
+        rate = max(train_samples_per_s(config, dtype, min_seconds) for dtype in timed_dtypes())
         params = sum(p.numel() for p in build(config).parameters())
         out[name] = {"parameters": params, "samples_per_s": round(rate, 1),
                      "samples_per_hour": int(rate * 3600)}
@@ -111,7 +123,7 @@ def run(quick: bool = False) -> dict:
         "yardstick_gflops": yardstick,
         "train_mflops_per_sample": round(step_flops / 1e6, 1),
     }
-    rates = {dtype: train_samples_per_s(config, dtype, min_seconds) for dtype in DTYPES}
+    rates = {dtype: train_samples_per_s(config, dtype, min_seconds) for dtype in yardstick}
     training: dict = {d: {"samples_per_s": round(r, 1), **efficiency(r * step_flops / 1e9, yardstick[d])}
                       for d, r in rates.items()}
     training["faster"] = max(rates, key=rates.get)

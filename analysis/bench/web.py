@@ -10,7 +10,7 @@ Reported: positions per second over the run, per-position latency (time between 
 successive ``progress`` messages, the first counted from its ``analyze_game``) at p50 and p99,
 messages lost (positions never reported, or games never finished: must be 0) and duplicated,
 and the ratio to the raw engine in one process, measured afterwards in the same run: the same
-per-position analysis (``analysis.review.analyze_game_position``, same visits, one torch thread)
+per-position analysis (``analysis.review.analyze.game_entry``, same visits, one torch thread)
 on contiguous stretches of the same games, one position at a time, with no web stack at all.
 The same measurement in as many bare processes at once as there are workers gives the ratio
 that isolates the web stack's own cost (``web_over_raw_parallel``): on a machine shared with
@@ -38,9 +38,10 @@ import torch
 from analysis.bench.positions import VALIDATION
 from analysis.bench.webclient import SiteSession, receive, send
 from analysis.bench.webstack import WebStack
+from analysis.go.position import Position
 from analysis.nets import checkpoint
-from analysis.review import analyze as review
 from analysis.review import networks
+from analysis.review.analyze import game_entry, game_positions
 from analysis.sgf import GameRecord, read_sgf
 from analysis.sgf.archive import iter_games
 from analysis.sgf.write import write_sgf
@@ -130,16 +131,16 @@ def raw_rate(games: list[GameRecord], visits: int, total: int) -> tuple[float, i
     a contiguous stretch of each game, the stretches spread from the opening to the end."""
     torch.set_num_threads(1)
     evaluator = networks.search_evaluator(weights())
-    evaluator.evaluate([review.build_position(19, 7.5)])  # load the net, choose its precision
+    evaluator.evaluate([Position(19)])  # load the net, choose its precision
     per_game = max(1, total // len(games))
     count, seconds = 0, 0.0
     for i, record in enumerate(games):
-        positions = list(review.game_positions(record))
+        positions = list(game_positions(record))
         start = (i * (len(positions) - per_game)) // max(1, len(games) - 1)
         for k in range(start, start + per_game):
             position, next_move = positions[k]
             t0 = time.perf_counter()
-            review.analyze_game_position(position, next_move, k, evaluator, visits)
+            game_entry(position, next_move, k, evaluator, visits)
             seconds += time.perf_counter() - t0
             count += 1
     return count / seconds, count

@@ -17,20 +17,21 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from analysis.bot.eye_safe import EyeSafeEvaluator
-from analysis.bot.levels import Level, get_level
-from analysis.bot.policy import PolicyNet
+from analysis.bot.levels import Level
 from analysis.bot.resign import resign_threshold
 from analysis.bot.tree import SearchTree
 from analysis.go.position import Position
 from analysis.go.scoring import area_score, estimate_dead
 from analysis.mcts import Evaluator, NetEvaluator, Search, SearchResult, choose_move
-from analysis.nets import checkpoint
 from analysis.play.simple import choose_move as choose_rules_move
+
+if TYPE_CHECKING:
+    from analysis.nets.inference import Network
 
 MARGIN_SECONDS = 0.1  # kept free of a timed search's budget, besides two batches' time (at most a
 # quarter of the budget): the search only looks at the clock between batches
@@ -53,7 +54,7 @@ class Bot:
     """
 
     level: Level
-    net: PolicyNet | None = None
+    net: Network | None = None
     seed: int = 0
     resign_threshold: float = 0.05
     resign_moves: int = 3
@@ -71,24 +72,10 @@ class Bot:
         if self.level.kind == "mcts" and not self.can_search:
             raise ValueError(f"level {self.level.name} needs a network with a value head")
 
-    @classmethod
-    def load(cls, level: str, weights: str | Path | None = None, **options: object) -> Bot:
-        """Return a bot at ``level`` with the network from ``weights`` (default weights if None).
-
-        Raises KeyError for an unknown level, FileNotFoundError or CheckpointError for bad
-        weights, ValueError for a search level and a network without a value head.
-        """
-        lvl = get_level(level)
-        net = None
-        if lvl.kind != "rules":
-            model, _ = checkpoint.load_model(weights or checkpoint.DEFAULT_WEIGHTS)
-            net = PolicyNet(model)
-        return cls(lvl, net, **options)
-
     @property
     def can_search(self) -> bool:
         """Whether the bot has what a search needs: an evaluator, or a network with a value head."""
-        return self.evaluator is not None or (self.net is not None and bool(self.net.model.config.value_head))
+        return self.evaluator is not None or (self.net is not None and self.net.has_value)
 
     def search_at(self, position: Position) -> Search:
         """Return the bot's search tree rooted at ``position``, kept from earlier calls when it follows.
@@ -99,7 +86,7 @@ class Bot:
             if not self.can_search:
                 raise ValueError("searching needs a network with a value head")
             if self.evaluator is None:
-                self.evaluator = NetEvaluator(self.net.model)
+                self.evaluator = NetEvaluator(self.net)
             self._tree = SearchTree(EyeSafeEvaluator(self.evaluator))
         return self._tree.search_at(position)
 
@@ -133,8 +120,9 @@ class Bot:
     def _policy(self, position: Position) -> Decision:
         """Return the policy levels' decision: the net's top or sampled move, never into an own eye."""
         color = position.to_play
-        probs, wins = self.net.evaluate([position])
-        p, win = probs[0], (float(wins[0]) if wins is not None else None)
+        prediction = self.net.predict([position])
+        p = prediction.policy[0]
+        win = float(prediction.value[0]) if prediction.value is not None else None
         if win is not None and self._hopeless(win, position):
             return Decision(None, win, "resign")
         candidates = p.copy()

@@ -20,21 +20,9 @@ import numpy as np
 from analysis.go import _board
 from analysis.go.coords import BLACK, WHITE
 from analysis.go.position import Position
+from analysis.go.rules import rules_kind
 
-AREA_RULES = {"chinese", "area", "tromp-taylor", "aga", "nz", "new zealand"}
-TERRITORY_RULES = {"japanese", "korean", "territory"}
 DEAD_THRESHOLD = 0.0  # see dead_from_ownership
-
-
-def rules_kind(rules: str) -> str:
-    """Return ``"area"`` or ``"territory"`` for a rules name (SGF RU values, any case).
-
-    Unknown names are scored by area (Tromp-Taylor).
-    """
-    name = rules.strip().lower()
-    if name in TERRITORY_RULES or name.startswith(("jap", "kor")):
-        return "territory"
-    return "area"
 
 
 @dataclass(frozen=True)

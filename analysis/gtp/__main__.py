@@ -18,7 +18,7 @@ from collections.abc import Sequence
 import torch
 
 from analysis.bot.levels import LEVELS
-from analysis.bot.player import Bot
+from analysis.bot.load import load_bot
 from analysis.go.coords import MAX_SIZE, MIN_SIZE
 from analysis.gtp.engine import RULES, GtpEngine
 from analysis.gtp.stream import read_lines
@@ -61,7 +61,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parse_args(argv)
     torch.set_num_threads(args.threads)
     try:
-        bot = Bot.load(
+        bot = load_bot(
             args.level,
             args.weights,
             seed=args.seed,

@@ -102,7 +102,7 @@ def play(engine: GtpEngine, args: list[str]) -> str:
     return ""
 
 
-def bot_move(
+def play_bot_choice(
     engine: GtpEngine,
     color: int,
     callback: Callable[[SearchResult], None] | None = None,
@@ -129,7 +129,7 @@ def genmove(engine: GtpEngine, args: list[str]) -> str:
 
     Raises CommandError (invalid color) for a bad argument.
     """
-    return bot_move(engine, color_arg(args, 0, "invalid color"))
+    return play_bot_choice(engine, color_arg(args, 0, "invalid color"))
 
 
 def undo(engine: GtpEngine, args: list[str]) -> str:

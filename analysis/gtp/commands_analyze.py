@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from analysis.go.coords import parse_color
 from analysis.gtp.analysis_info import info_line
-from analysis.gtp.commands import bot_move
+from analysis.gtp.commands import play_bot_choice
 from analysis.gtp.commands_args import CommandError, Handler
 from analysis.mcts import SearchResult
 
@@ -131,7 +131,7 @@ def _genmove_analyze(engine: GtpEngine, args: list[str], kata: bool) -> str:
     def report(result: SearchResult) -> None:
         _report(out, result, size, kata, options.max_moves)
 
-    return "play " + bot_move(engine, color, report, options.interval)
+    return "play " + play_bot_choice(engine, color, report, options.interval)
 
 
 def lz_analyze(engine: GtpEngine, args: list[str]) -> str:

@@ -25,7 +25,7 @@ from typing import TextIO
 from analysis.bot.levels import get_level
 from analysis.bot.player import Bot
 from analysis.go.position import Position
-from analysis.go.scoring import rules_kind
+from analysis.go.rules import uses_superko
 from analysis.gtp import (
     commands,
     commands_analyze,
@@ -125,7 +125,7 @@ class GtpEngine:
     @property
     def superko(self) -> bool:
         """Whether the rules forbid any repetition of a position (area rules) or only simple ko."""
-        return rules_kind(self.rules) == "area"
+        return uses_superko(self.rules)
 
     def new_position(self, size: int) -> Position:
         """Return an empty Position of ``size`` with the engine's komi and ko rule.

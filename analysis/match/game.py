@@ -17,7 +17,8 @@ from pathlib import Path
 
 from analysis.go.coords import BLACK, WHITE, CoordinateError, from_gtp, to_gtp
 from analysis.go.position import IllegalMoveError, Position
-from analysis.go.scoring import estimate_dead, rules_kind, score
+from analysis.go.rules import uses_superko
+from analysis.go.scoring import estimate_dead, score
 from analysis.gtp.client import GtpError
 from analysis.match.engine import EngineTimeout, MatchEngine
 from analysis.sgf import GameRecord, SgfNode, write_sgf
@@ -228,7 +229,7 @@ def play_game(number: int, black: MatchEngine, white: MatchEngine, config: GameC
     players = {BLACK: black, WHITE: white}
     record = GameRecord.new(config.size, config.komi, rules=config.rules,
                             black_player=black.command, white_player=white.command)
-    position = Position(config.size, config.komi, superko=rules_kind(config.rules) == "area")
+    position = Position(config.size, config.komi, superko=uses_superko(config.rules))
     try:
         for color, engine in players.items():
             _prepare(engine, color, config)

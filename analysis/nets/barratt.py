@@ -22,12 +22,13 @@ the same on a Golois-style residual trunk with the usual heads.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import torch
 from torch import nn
 
-from analysis.nets.layers import PolicyHead, ResidualBN, ValueHead
+from analysis.nets.base import NetConfig, PolicyValueNet
+from analysis.nets.layers import ResidualBN
 
 
 def cross_mask(size: int, width: int) -> torch.Tensor:
@@ -94,54 +95,39 @@ class InceptionCross(nn.Module):
 
 
 @dataclass(frozen=True)
-class BarrattConfig:
-    """Architecture of a Barratt net; saved inside every checkpoint, with ``arch`` naming the class."""
+class BarrattConfig(NetConfig):
+    """Architecture of a Barratt net; saved inside every checkpoint."""
 
-    in_planes: int
-    blocks: int
-    channels: int
+    arch = "barratt"
     feature_set: str = "barratt"
-    future_moves: int = 1
-    value_head: bool = False
-    target: str = "next"  # "previous": a back-prediction net, as for GoloisConfig
     cross_width: int = 1
     cross_kernel: int = 37  # 2 * 19 - 1: both full diagonals of every point of a 19x19 board
     cross_channels: int = 16
-    arch: str = "barratt"
-
-    def to_dict(self) -> dict:
-        """Return the config as plain JSON-serialisable data."""
-        return asdict(self)
 
 
-class BarrattNet(nn.Module):
+class BarrattInput(nn.Module):
+    """A 7x7 convolution, ReLU, then batch norm."""
+
+    def __init__(self, in_planes: int, channels: int) -> None:
+        super().__init__()
+        self.conv = nn.Conv2d(in_planes, channels, 7, padding=3)
+        self.bn = nn.BatchNorm2d(channels)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """(N, in_planes, H, W) -> (N, channels, H, W)."""
+        return self.bn(torch.relu(self.conv(x)))
+
+
+class BarrattNet(PolicyValueNet):
     """A 7x7 input layer, ``blocks`` residual layers of which the first and the middle one are
     cross layers, then the heads.  Fully convolutional: runs on any board size.
     """
 
     def __init__(self, config: BarrattConfig) -> None:
-        super().__init__()
-        self.config = config
-        self.input = nn.Conv2d(config.in_planes, config.channels, 7, padding=3)
-        self.input_bn = nn.BatchNorm2d(config.channels)
         crosses = {0, config.blocks // 2}
-        self.trunk = nn.Sequential(*(
+        trunk = nn.Sequential(*(
             InceptionCross(config.channels, config.cross_channels, config.cross_kernel, config.cross_width)
             if i in crosses else ResidualBN(config.channels)
             for i in range(config.blocks)
         ))
-        self.policy = nn.ModuleList(PolicyHead(config.channels) for _ in range(config.future_moves))
-        self.value = ValueHead(config.channels) if config.value_head else None
-
-    def forward(
-        self, x: torch.Tensor, legal: torch.Tensor | None = None
-    ) -> tuple[torch.Tensor, torch.Tensor | None]:
-        """(N, in_planes, H, W), legal (N, H*W + 1) bool or None ->
-        (policy logits (N, future_moves, H*W + 1), value logit (N,) or None).
-
-        Only the first policy head (the next move) is masked by ``legal``.
-        """
-        h = self.trunk(self.input_bn(torch.relu(self.input(x))))
-        heads = [head(h, legal if i == 0 else None) for i, head in enumerate(self.policy)]
-        value = self.value(h) if self.value is not None else None
-        return torch.stack(heads, dim=1), value
+        super().__init__(config, BarrattInput(config.in_planes, config.channels), trunk)

@@ -15,8 +15,7 @@ from pathlib import Path
 import torch
 from torch import nn
 
-from analysis.nets.golois import GoloisConfig, GoloisNet
-from analysis.nets.presets import build
+from analysis.nets.presets import build, config_from_dict
 
 FORMAT = 1
 WEIGHTS_DIR = Path(__file__).resolve().parents[2] / "weights"
@@ -55,13 +54,17 @@ def load(path: str | os.PathLike) -> dict:
     return data
 
 
-def load_model(path: str | os.PathLike = DEFAULT_WEIGHTS) -> tuple[GoloisNet, dict]:
+def load_model(path: str | os.PathLike = DEFAULT_WEIGHTS) -> tuple[nn.Module, dict]:
     """Return (model in eval mode, checkpoint dict) for the checkpoint at ``path``.
 
-    Raises FileNotFoundError or CheckpointError.
+    Every architecture of :mod:`analysis.nets.presets` loads.  Raises FileNotFoundError, or
+    CheckpointError for a file that is not a checkpoint or whose config or weights do not fit.
     """
     data = load(path)
-    model = build(GoloisConfig(**data["config"]))
+    try:
+        model = build(config_from_dict(data["config"]))
+    except (TypeError, ValueError) as exc:
+        raise CheckpointError(f"{path}: bad config ({exc})") from exc
     model.load_state_dict(data["model"])
     model.eval()
     return model, data

@@ -6,9 +6,14 @@ from torch import nn
 
 from analysis.features import get_feature_set
 from analysis.nets.barratt import BarrattConfig, BarrattNet
+from analysis.nets.base import NetConfig, PolicyValueNet
 from analysis.nets.golois import GoloisConfig, GoloisNet
 
-Config = GoloisConfig | BarrattConfig
+Config = NetConfig
+ARCHITECTURES: dict[str, tuple[type[NetConfig], type[PolicyValueNet]]] = {
+    "golois": (GoloisConfig, GoloisNet),
+    "barratt": (BarrattConfig, BarrattNet),
+}
 
 
 def _golois(blocks: int, channels: int, **options: object) -> GoloisConfig:
@@ -45,15 +50,11 @@ def config_from_dict(data: dict) -> Config:
     """
     fields = dict(data)
     arch = fields.pop("arch", "golois")
-    if arch == "golois":
-        return GoloisConfig(**fields)
-    if arch == "barratt":
-        return BarrattConfig(**fields)
-    raise ValueError(f"unknown architecture {arch!r}; known: golois, barratt")
+    if arch not in ARCHITECTURES:
+        raise ValueError(f"unknown architecture {arch!r}; known: {', '.join(ARCHITECTURES)}")
+    return ARCHITECTURES[arch][0](**fields)
 
 
 def build(config: Config) -> nn.Module:
-    """Return a freshly initialised model for ``config``: a BarrattNet or a GoloisNet."""
-    if isinstance(config, BarrattConfig):
-        return BarrattNet(config)
-    return GoloisNet(config)
+    """Return a freshly initialised model for ``config`` (its ``arch`` picks the class)."""
+    return ARCHITECTURES[config.arch][1](config)

@@ -4,7 +4,9 @@ Each position is searched with :mod:`analysis.mcts` to a given number of visits:
 win rate, the best move and each move's visits, win rate and principal variation come from
 the search; the move probabilities (the top 10 drawn on the board, as Barratt & Pan do) come
 from the network's policy.  The evaluator is shared (``analysis.review.networks.search_evaluator``),
-so its cache carries over between the positions of a game.
+so its cache carries over between the positions of a game.  :func:`answer_query` answers a
+:class:`~analysis.review.query.PositionQuery`; :func:`game_entry` is one position of a whole-game
+analysis, whose positions :func:`game_positions` plays forward one move at a time.
 
 All coordinates in the results are GTP (``Q16``, ``pass``); win rates are probabilities in
 [0, 1] for the player named, by default the player to move.  What the analysis of a whole game
@@ -13,56 +15,23 @@ says (its mistakes, the analysed SGF) is in :mod:`analysis.review.report`.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from analysis.go.coords import BLACK, WHITE, from_gtp, parse_color, to_gtp
-from analysis.go.position import IllegalMoveError, Position
+from analysis.go.coords import BLACK, to_gtp
+from analysis.go.position import Position
 from analysis.mcts import Candidate, Evaluator, Search, SearchConfig
-from analysis.sgf import GameRecord
+from analysis.review.query import PositionQuery
+from analysis.sgf import GameRecord, SgfError
+from analysis.tactics import ladder
+
+if TYPE_CHECKING:
+    from analysis.nets.inference import Network
 
 TOP_MOVES = 10
 PV_LENGTH = 20
-
-
-def build_position(
-    size: int,
-    komi: float,
-    moves: Sequence[Sequence[str]] = (),
-    initial_stones: Sequence[Sequence[str]] = (),
-    superko: bool = False,
-) -> Position:
-    """Return the position after ``initial_stones`` then ``moves``, both as ``[colour, GTP]`` pairs.
-
-    Raises ValueError (CoordinateError, IllegalMoveError...) naming the offending item.
-    """
-    position = Position(size, komi, superko)
-    black, white = [], []
-    for i, item in enumerate(initial_stones):
-        color, point = _color_point(item, size, f"initialStones[{i}]")
-        (black if color == BLACK else white).append(point)
-    if black or white:
-        position.setup(black=black, white=white)
-        position.steps.clear()
-        if not moves:
-            position.to_play = WHITE if black and not white else BLACK
-    for i, item in enumerate(moves):
-        color, point = _color_point(item, size, f"moves[{i}]")
-        try:
-            position.play(point, color)
-        except IllegalMoveError as e:
-            raise ValueError(f"moves[{i}] (move {i + 1}): {e}") from None
-    return position
-
-
-def _color_point(item: Sequence[str], size: int, where: str) -> tuple[int, int]:
-    if not (isinstance(item, list | tuple) and len(item) == 2 and all(isinstance(x, str) for x in item)):
-        raise ValueError(f"{where} must be a [colour, vertex] pair of strings, got {item!r}")
-    try:
-        return parse_color(item[0]), from_gtp(item[1], size)
-    except ValueError as e:
-        raise ValueError(f"{where}: {e}") from None
 
 
 def black_winrate(winrate: float, to_play: int) -> float:
@@ -83,7 +52,7 @@ def _move_info(point: int, order: int, prior: float, searched: Candidate | None,
     }
 
 
-def analyze_position(
+def position_analysis(
     position: Position,
     evaluator: Evaluator,
     visits: int,
@@ -135,30 +104,44 @@ def move_rank(policy: np.ndarray, point: int) -> int:
     return int((policy > policy[point]).sum()) + 1
 
 
-def game_positions(record: GameRecord, start: int = 0) -> Iterator[tuple[Position, tuple[int, int] | None]]:
+def game_positions(
+    record: GameRecord, start: int = 0, superko: bool = False
+) -> Iterator[tuple[Position, tuple[int, int] | None]]:
     """Yield (position after k moves, the next move played or None) for k = start..number of moves.
 
-    Setup stones are applied as :func:`analysis.sgf.replay` does.  Raises SgfError for an
-    illegal move (the record is checked when it is stored, so this should not happen).
+    The record is replayed once, up to ``start`` (setup stones as :func:`analysis.sgf.replay`
+    applies them), then played forward one move at a time; each position yielded is a copy,
+    the caller's to keep.  Raises SgfError (kind ``illegal_move``) for an illegal move (the site
+    checks records when it stores them).
     """
     from analysis.sgf import replay
 
     moves = record.main_line_moves()
-    position = replay(record, upto=start)
+    position = replay(record, upto=start, superko=superko)
     for k in range(start, len(moves) + 1):
-        yield position, (moves[k] if k < len(moves) else None)
+        yield position.copy(), (moves[k] if k < len(moves) else None)
         if k < len(moves):
-            position = replay(record, upto=k + 1)
+            _play_recorded(position, moves[k], k + 1, record)
 
 
-def analyze_game_position(
+def _play_recorded(position: Position, move: tuple[int, int], number: int, record: GameRecord) -> None:
+    """Play move ``number`` of ``record``; raises SgfError naming it if it is illegal."""
+    color, point = move
+    try:
+        position.play(point, color)
+    except ValueError as e:
+        raise SgfError(str(e), kind="illegal_move", source=record.source, where=f"move {number}",
+                       move_number=number) from e
+
+
+def game_entry(
     position: Position, next_move: tuple[int, int] | None, move_number: int, evaluator: Evaluator, visits: int
 ) -> dict:
     """Return the stored whole-game analysis entry of one position (see ``docs/protocol.md``):
-    :func:`analyze_position` without the policy, plus ``move_number``, and the move ``played``
+    :func:`position_analysis` without the policy, plus ``move_number``, and the move ``played``
     next with its policy rank (``played_rank``, 1 = the network's first choice) and prior."""
     size = position.size
-    analysis = analyze_position(position, evaluator, visits, include_policy=True)
+    analysis = position_analysis(position, evaluator, visits, include_policy=True)
     policy = np.asarray(analysis.pop("policy"))
     entry = {"move_number": move_number, **analysis, "played": None, "played_rank": None}
     if next_move is not None:
@@ -167,3 +150,32 @@ def analyze_game_position(
         entry["played_rank"] = move_rank(policy, point)
         entry["played_prior"] = round(float(policy[point]), 5)
     return entry
+
+
+def backpred_heatmap(network: Network, position: Position) -> list[float]:
+    """Return the back-prediction network's probability of each point (n*n, row-major) having
+    been the last move."""
+    return [round(float(p), 4) for p in network.predict([position]).policy[0, :-1]]
+
+
+def answer_query(query: PositionQuery, evaluator: Evaluator, backpred: Network | None = None) -> dict:
+    """Return the ``analysis`` message answering ``query`` (see ``docs/protocol.md``):
+    :func:`position_analysis` with ``type`` and ``move_number``, the ``ladders`` overlay (or
+    None) and the ``backpred`` heatmap (None without a back-prediction network or a move).
+
+    Raises ValueError for a query whose position cannot be built, and whatever the evaluator raises.
+    """
+    position = query.position()
+    analysis = position_analysis(
+        position, evaluator, query.visits, include_policy=query.policy, include_search=query.search_moves
+    )
+    heatmap = None
+    if query.backpred and backpred is not None and position.moves:
+        heatmap = backpred_heatmap(backpred, position)
+    return {
+        "type": "analysis",
+        "move_number": query.move_number,
+        **analysis,
+        "ladders": ladder.overlay(position) if query.ladders else None,
+        "backpred": heatmap,
+    }

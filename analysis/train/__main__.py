@@ -39,7 +39,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--checkpoint-minutes", type=float, default=10.0)
     p.add_argument("--workers", type=int, default=1, help="data loader processes")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--no-bf16", dest="bf16", action="store_false", help="train in float32 on the CPU")
+    p.add_argument("--dtype", choices=["auto", "float32", "bfloat16"], default="auto",
+                   help="auto: bf16 only where the hardware has it and it measures faster")
     p.add_argument("--quiet", dest="progress", action="store_false")
     return p
 

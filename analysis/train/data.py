@@ -29,23 +29,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from analysis.features import FeatureContext, get_feature_set, symmetry
+from analysis.features.targets import TARGETS, target_mask
 from analysis.go.coords import BLACK, WHITE
 from analysis.go.position import GoError, Position
 from analysis.sgf import GameRecord
 from analysis.sgf.archive import ReadStats, iter_games
-
-TARGETS = ("next", "previous")
-
-
-def target_mask(pos: Position, target: str) -> np.ndarray:
-    """Return the (n*n + 1,) bool mask of the moves that can be the target, pass last.
-
-    ``next``: the legal moves of the player to move; ``previous``: the stones of the
-    player who just moved (the opponent of the player to move), and pass.
-    """
-    if target == "next":
-        return np.append(pos.legal_points(), True)
-    return np.append(pos.stones().ravel() == -pos.to_play, True)
 
 
 def result_value(result: str | None, color: int) -> float:

@@ -14,43 +14,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 
 import numpy as np
 import torch
 
-from analysis.features import get_feature_set, symmetry
-from analysis.nets import checkpoint
+from analysis.nets import checkpoint, precision
+from analysis.nets.inference import Network
 from analysis.train.data import fixed_positions
 from analysis.train.metrics import Metrics
-
-
-@torch.inference_mode()
-def bagged_outputs(
-    model: torch.nn.Module, inputs: np.ndarray, legal: np.ndarray, symmetries: int
-) -> tuple[torch.Tensor, torch.Tensor | None]:
-    """Return (policy log-probabilities of head 0 (N, A), mean value logit (N,) or None) over symmetries.
-
-    ``inputs`` (N, planes, n, n) and ``legal`` (N, n*n + 1, the moves that can be the target)
-    are in the original orientation;
-    each symmetric copy's probabilities are mapped back before they are summed.
-    """
-    n = inputs.shape[-1]
-    area = n * n
-    probs = torch.zeros(len(inputs), area + 1)
-    values = []
-    for k in range(symmetries):
-        table = torch.from_numpy(symmetry.point_table(n, k).copy())
-        x = torch.from_numpy(np.ascontiguousarray(symmetry.apply(inputs, k)))
-        mask = torch.from_numpy(legal.copy())
-        mask[:, table[:area]] = torch.from_numpy(legal[:, :area].copy())
-        policy, value = model(x, mask)
-        p = torch.softmax(policy[:, 0].float(), dim=1)
-        probs += p[:, table]  # p[:, table[q]] is the probability of original point q
-        if value is not None:
-            values.append(value.float())
-    log_probs = torch.log(probs / symmetries).masked_fill(~torch.from_numpy(legal), float("-inf"))
-    return log_probs, (torch.stack(values).mean(0) if values else None)
 
 
 def evaluate(paths: list[str], weights: str | None, max_positions: int, symmetries: int,
@@ -59,21 +32,26 @@ def evaluate(paths: list[str], weights: str | None, max_positions: int, symmetri
 
     Raises FileNotFoundError or CheckpointError for a bad checkpoint.
     """
-    model, data = checkpoint.load_model(weights or checkpoint.DEFAULT_WEIGHTS)
-    fs = get_feature_set(model.config.feature_set)
-    samples = fixed_positions(paths, max_positions, seed=2024, target=model.config.target)
+    network = Network.from_checkpoint(weights or checkpoint.DEFAULT_WEIGHTS, max_batch=batch)
+    config = network.config
+    samples = fixed_positions(paths, max_positions, seed=2024, target=config.target)
     metrics = Metrics()
     for i in range(0, len(samples), batch):
         chunk = samples[i : i + batch]
-        inputs = fs.extract_batch([s.context() for s in chunk])
+        inputs = network.features.extract_batch([s.context() for s in chunk])
         masks = np.stack([s.mask for s in chunk])
-        log_probs, value = bagged_outputs(model, inputs, masks, symmetries)
+        prediction = network.predict_planes(inputs, masks, symmetries)
+        with np.errstate(divide="ignore"):
+            log_probs = torch.from_numpy(np.log(prediction.policy))
+        log_probs = log_probs.masked_fill(~torch.from_numpy(masks), -math.inf)
         metrics.add_policy(log_probs, torch.tensor([s.move for s in chunk]))
-        if value is not None:
-            metrics.add_value(value, torch.tensor([s.value for s in chunk], dtype=torch.float32))
+        if prediction.value_logit is not None:
+            metrics.add_value(torch.from_numpy(prediction.value_logit),
+                              torch.tensor([s.value for s in chunk], dtype=torch.float32))
     summary = metrics.summary()
-    summary.update(weights=str(weights or checkpoint.DEFAULT_WEIGHTS), preset=data["preset"],
-                   target=model.config.target, symmetries=symmetries, samples_trained=data.get("samples"))
+    summary.update(weights=str(weights or checkpoint.DEFAULT_WEIGHTS), preset=network.info["preset"],
+                   target=config.target, symmetries=symmetries, samples_trained=network.info.get("samples"),
+                   dtype=precision.describe(network.dtype) if network.dtype else None)
     return summary
 
 

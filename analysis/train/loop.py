@@ -1,6 +1,8 @@
 """The training loop: streaming batches, multi-task loss, plateau halving, validation, checkpoints.
 
-Runs on CUDA when available, otherwise on the CPU with bf16 autocast.  Under
+Runs on CUDA when available, otherwise on the CPU, in the dtype that
+:mod:`analysis.nets.precision` chooses (``--dtype auto``: measured, or float32 on a CPU
+without bf16 instructions), and says which on its first line of output.  Under
 ``torchrun`` (``WORLD_SIZE`` > 1) it trains with DistributedDataParallel on
 the gloo backend (nccl on CUDA); each rank streams its own games and rank 0
 validates, logs and saves.
@@ -9,6 +11,7 @@ validates, logs and saves.
 from __future__ import annotations
 
 import csv
+import itertools
 import math
 import os
 import random
@@ -26,9 +29,8 @@ from torch.nn.parallel import DistributedDataParallel
 from torch.utils.data import DataLoader, IterableDataset
 
 from analysis.features import get_feature_set
-from analysis.nets import checkpoint
-from analysis.nets.golois import GoloisConfig
-from analysis.nets.presets import build, get_preset
+from analysis.nets import checkpoint, precision
+from analysis.nets.presets import Config, build, config_from_dict, get_preset
 from analysis.train.data import PositionSampler, fixed_positions
 from analysis.train.metrics import Metrics
 from analysis.train.schedule import PlateauHalving
@@ -60,7 +62,7 @@ class TrainConfig:
     validation_positions: int = 2000
     checkpoint_minutes: float = 10.0
     seed: int = 0
-    bf16: bool = True
+    dtype: str = "auto"  # auto, float32 or bfloat16
     workers: int = 1
     progress: bool = True
 
@@ -68,7 +70,7 @@ class TrainConfig:
 class _Stream(IterableDataset):
     """Batches from a PositionSampler, in a DataLoader worker process."""
 
-    def __init__(self, paths: list[str], config: GoloisConfig, batch_size: int, seed: int,
+    def __init__(self, paths: list[str], config: Config, batch_size: int, seed: int,
                  value_rate: float) -> None:
         self.args = (paths, config, batch_size, seed, value_rate)
 
@@ -84,11 +86,6 @@ class _Stream(IterableDataset):
                    "moves": torch.from_numpy(b.moves), "value": torch.from_numpy(b.value)}
 
 
-def device() -> torch.device:
-    """CUDA when available, else the CPU."""
-    return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-
-
 def _step_loss(logits: torch.Tensor, moves: torch.Tensor) -> torch.Tensor:
     """Mean cross entropy of (N, A) ``logits`` against (N,) ``moves``, over the known ones (-1: none).
 
@@ -98,10 +95,12 @@ def _step_loss(logits: torch.Tensor, moves: torch.Tensor) -> torch.Tensor:
     return F.cross_entropy(logits, moves, ignore_index=-1, reduction="sum") / known
 
 
-def losses(model: torch.nn.Module, batch: dict, cfg: TrainConfig, bf16: bool) -> tuple[torch.Tensor, dict]:
-    """Return (total loss, parts) of a batch: next move, future moves, value."""
-    dev = device()
-    with torch.autocast(dev.type, dtype=torch.bfloat16, enabled=bf16):
+def losses(
+    model: torch.nn.Module, batch: dict, cfg: TrainConfig, dtype: torch.dtype = torch.float32
+) -> tuple[torch.Tensor, dict]:
+    """Return (total loss, parts) of a batch: next move, future moves, value; computed in ``dtype``."""
+    dev = precision.default_device()
+    with precision.autocast(dev, dtype):
         policy, value = model(batch["inputs"].to(dev), batch["legal"].to(dev))
     policy = policy.float()
     moves = batch["moves"].to(dev)
@@ -126,7 +125,7 @@ def losses(model: torch.nn.Module, batch: dict, cfg: TrainConfig, bf16: bool) ->
 class Validator:
     """A fixed set of validation positions, with features computed once."""
 
-    def __init__(self, paths: list[str], count: int, config: GoloisConfig) -> None:
+    def __init__(self, paths: list[str], count: int, config: Config) -> None:
         fs = get_feature_set(config.feature_set)
         samples = fixed_positions(paths, count, seed=12345, target=config.target)
         self.inputs = torch.from_numpy(fs.extract_batch([s.context() for s in samples]))
@@ -135,19 +134,39 @@ class Validator:
         self.value = torch.tensor([s.value for s in samples], dtype=torch.float32)
 
     @torch.inference_mode()
-    def run(self, model: torch.nn.Module, bf16: bool, batch: int = 256) -> dict:
+    def run(self, model: torch.nn.Module, dtype: torch.dtype, batch: int = 256) -> dict:
         """Return the metrics of ``model`` on the set."""
         model.eval()
         metrics = Metrics()
-        dev = device()
+        dev = precision.default_device()
         for i in range(0, len(self.moves), batch):
-            with torch.autocast(dev.type, dtype=torch.bfloat16, enabled=bf16):
+            with precision.autocast(dev, dtype):
                 policy, value = model(self.inputs[i : i + batch].to(dev), self.legal[i : i + batch].to(dev))
             metrics.add_policy(policy[:, 0].float().cpu(), self.moves[i : i + batch])
             if value is not None:
                 metrics.add_value(value.float().cpu(), self.value[i : i + batch])
         model.train()
         return metrics.summary()
+
+
+def training_dtype(model: torch.nn.Module, batch: dict, cfg: TrainConfig) -> torch.dtype:
+    """Return the dtype to train in: ``cfg.dtype``, or for ``auto`` the one
+    :func:`analysis.nets.precision.choose_dtype` picks by timing forward and backward passes on
+    ``batch``.  Prints the choice and the reason on stderr (the training log).
+    Raises ValueError for an unknown dtype name.
+    """
+    dev = precision.default_device()
+    if cfg.dtype != "auto":
+        dtype, reason = precision.dtype_named(cfg.dtype), "--dtype"
+    else:
+        def step() -> None:  # choose_dtype runs it under each dtype's autocast
+            loss, _ = losses(model, batch, cfg)
+            loss.backward()
+            model.zero_grad(set_to_none=True)
+
+        dtype, reason = precision.choose_dtype(dev, step)
+    print(f"training in {precision.describe(dtype)} on {dev.type}: {reason}", file=sys.stderr, flush=True)
+    return dtype
 
 
 def _rank() -> int:
@@ -165,8 +184,8 @@ def train(cfg: TrainConfig) -> dict:
 
     state = checkpoint.load(cfg.resume) if cfg.resume else None
     preset = state["preset"] if state else cfg.preset
-    config = GoloisConfig(**state["config"]) if state else get_preset(cfg.preset)
-    model = build(config).to(device())
+    config = config_from_dict(state["config"]) if state else get_preset(cfg.preset)
+    model = build(config).to(precision.default_device())
     opt_cls = torch.optim.AdamW if cfg.optimizer == "adamw" else torch.optim.SGD
     opt_args = {"lr": cfg.lr, "weight_decay": cfg.weight_decay}
     if cfg.optimizer == "sgd":
@@ -183,13 +202,15 @@ def train(cfg: TrainConfig) -> dict:
         samples, wall = state["samples"], state["wall_seconds"]
         torch.set_rng_state(state["rng"]["torch"])
     net = DistributedDataParallel(model) if distributed else model
-    bf16 = cfg.bf16 and device().type == "cpu"
 
     world = dist.get_world_size() if distributed else 1
     stream = _Stream(cfg.data, config, cfg.batch_size, seed=cfg.seed + 7919 * rank + samples,
                      value_rate=cfg.value_rate)
     loader = DataLoader(stream, batch_size=None, num_workers=cfg.workers,
                         prefetch_factor=4 if cfg.workers else None)
+    batches = iter(loader)
+    first = next(batches)
+    dtype = training_dtype(net, first, cfg)
     run_dir = Path(cfg.run_dir)
     validator = Validator(cfg.validation, cfg.validation_positions, config) if cfg.validation and rank == 0 \
         else None
@@ -217,10 +238,10 @@ def train(cfg: TrainConfig) -> dict:
             writer.writerow(row)
 
     net.train()
-    for batch in loader:
+    for batch in itertools.chain([first], batches):
         for group in optimizer.param_groups:
             group["lr"] = schedule.rate
-        loss, parts = losses(net, batch, cfg, bf16)
+        loss, parts = losses(net, batch, cfg, dtype)
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         optimizer.step()
@@ -239,7 +260,7 @@ def train(cfg: TrainConfig) -> dict:
             window.clear()
             last_print = now
         if rank == 0 and validator and samples >= next_validation:
-            metrics = validator.run(model, bf16)
+            metrics = validator.run(model, dtype)
             next_validation += cfg.validate_every
             print(f"\nvalidation at {samples:,}: top1 {metrics['top1']:.4f} top5 {metrics['top5']:.4f} "
                   f"loss {metrics['policy_loss']:.4f}", file=sys.stderr, flush=True)
@@ -255,7 +276,7 @@ def train(cfg: TrainConfig) -> dict:
             break
     if rank == 0:
         if validator:
-            metrics = validator.run(model, bf16)
+            metrics = validator.run(model, dtype)
         save_checkpoint()
     if distributed:
         dist.barrier()

@@ -1,8 +1,8 @@
 """``POST /api/analyze``: KataGo-analysis-style queries answered by a search (docs/api.md).
 
-:func:`parse` checks a query and turns it into the query of ``frontend.tasks.analyze_position``,
-which runs on a worker (or in-process); :func:`response` turns the task's ``analysis`` message
-into KataGo's field names.
+:func:`parse` checks a query and turns it into a :class:`~analysis.review.query.PositionQuery`,
+which ``frontend.tasks.analyze_position`` answers on a worker (or in-process); :func:`response`
+turns the task's ``analysis`` message into KataGo's field names.
 """
 
 from __future__ import annotations
@@ -14,12 +14,12 @@ from django.conf import settings
 
 from analysis.go.coords import MAX_SIZE, MIN_SIZE
 from analysis.go.position import Position
-from analysis.go.scoring import AREA_RULES, TERRITORY_RULES
-from analysis.review import analyze as review
+from analysis.go.rules import AREA_RULES, TERRITORY_RULES
+from analysis.review.query import PositionQuery
 
 RULES = AREA_RULES | TERRITORY_RULES | {"tromp_taylor", "stone_scoring"}
 MAX_MOVES = 2000
-MAX_VISITS = 100_000
+MAX_VISITS = 1_000_000  # a sane request; the search itself stops at GOWEB_API_MAX_VISITS
 MOVE_FIELDS = ("move", "order", "prior", "visits", "winrate", "pv")
 
 
@@ -29,12 +29,14 @@ class ApiError(ValueError):
 
 @dataclass(frozen=True)
 class Job:
-    """A checked query: its ``id``, the position, whether to include the policy, and the task's query."""
+    """A checked query: its ``id``, the position, the analysis to run, whether to include the
+    policy, and the visits asked for (``query.visits`` is that, capped at ``GOWEB_API_MAX_VISITS``)."""
 
     id: Any
     position: Position
+    query: PositionQuery
     include_policy: bool
-    task_query: dict
+    requested_visits: int
 
 
 def _get(query: dict, name: str, kind: type | tuple[type, ...], default: Any, what: str) -> Any:
@@ -51,7 +53,8 @@ def _tuple(kind: type | tuple[type, ...]) -> tuple[type, ...]:
 def parse(query: Any) -> Job:
     """Check one query and return its Job; raise ApiError for a malformed query or an illegal move.
 
-    ``maxVisits`` defaults to ``GOWEB_REVIEW_VISITS`` and is capped at ``GOWEB_API_MAX_VISITS``.
+    ``maxVisits`` defaults to ``GOWEB_REVIEW_VISITS``; more than ``GOWEB_API_MAX_VISITS`` is
+    searched to that cap, which the response reports.
     """
     if not isinstance(query, dict):
         raise ApiError("the body must be a JSON object")
@@ -70,36 +73,39 @@ def parse(query: Any) -> Job:
     stones = _get(query, "initialStones", list, [], "a list of [colour, vertex] pairs")
     if len(moves) > MAX_MOVES or len(stones) > size * size:
         raise ApiError(f"too many moves or stones (at most {MAX_MOVES} moves)")
-    visits = _get(
-        query, "maxVisits", int, settings.GOWEB_REVIEW_VISITS, f"an integer between 1 and {MAX_VISITS}"
-    )
+    what = f"an integer between 1 and {MAX_VISITS:,}"
+    visits = _get(query, "maxVisits", int, settings.GOWEB_REVIEW_VISITS, what)
     if not 1 <= visits <= MAX_VISITS:
-        raise ApiError(f"'maxVisits' must be an integer between 1 and {MAX_VISITS}")
+        raise ApiError(f"'maxVisits' must be {what}")
     include_policy = _get(query, "includePolicy", bool, False, "a boolean")
-    superko = rules not in TERRITORY_RULES
+    analysis = PositionQuery(
+        size=size,
+        komi=komi,
+        rules=rules,
+        visits=min(visits, settings.GOWEB_API_MAX_VISITS),
+        initial_stones=stones,
+        moves=moves,
+        ladders=True,
+        backpred=False,
+        search_moves=True,
+        policy=include_policy,
+    )
     try:
-        position = review.build_position(size, komi, moves, stones, superko=superko)
+        position = analysis.position()
     except ValueError as e:
         raise ApiError(str(e)) from None
-    task_query = {
-        "size": size,
-        "komi": komi,
-        "moves": moves,
-        "initial_stones": stones,
-        "superko": superko,
-        "visits": min(visits, settings.GOWEB_API_MAX_VISITS),
-        "ladders": True,
-        "backpred": False,
-        "search": True,
-    }
-    return Job(query.get("id"), position, include_policy, task_query)
+    return Job(query.get("id"), position, analysis, include_policy, visits)
 
 
 def response(job: Job, analysis: dict) -> dict:
-    """Return the KataGo-style answer to ``job`` from the task's ``analysis`` message."""
+    """Return the KataGo-style answer to ``job`` from the task's ``analysis`` message.
+
+    ``maxVisits`` is the budget searched; ``warning`` says when it was capped below the request.
+    """
     answer = {
         "id": job.id,
-        "turnNumber": len(job.task_query["moves"]),
+        "turnNumber": len(job.query.moves),
+        "maxVisits": job.query.visits,
         "moveInfos": [{k: info[k] for k in MOVE_FIELDS} for info in analysis["moves"]],
         "rootInfo": {
             "currentPlayer": analysis["to_play"],
@@ -108,6 +114,10 @@ def response(job: Job, analysis: dict) -> dict:
         },
         "ladders": analysis["ladders"],
     }
+    if job.requested_visits > job.query.visits:
+        answer["warning"] = (
+            f"maxVisits {job.requested_visits} is above this server's cap: searched {job.query.visits} visits"
+        )
     if job.include_policy:
         legal = [*job.position.legal_points().tolist(), True]
         answer["policy"] = [p if ok else -1 for p, ok in zip(analysis["policy"], legal, strict=True)]

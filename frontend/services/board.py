@@ -7,10 +7,15 @@ IllegalMoveError, CoordinateError, ProtocolError) with a message meant for the u
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+
+from django.conf import settings
 
 from analysis.features import FEATURE_SETS, extract
 from analysis.go.coords import to_gtp
+from analysis.go.rules import uses_superko
+from analysis.review.query import PositionQuery
 from analysis.review.report import mistakes
 from analysis.sgf import replay
 from frontend.models import Analysis, Game
@@ -25,18 +30,9 @@ class Outcome:
     bot_expected_moves: int | None = None
 
 
-def owned_game(game_id: int, session_key: str | None) -> Game:
-    """Return the game if ``session_key`` owns it; raise PermissionError or Game.DoesNotExist."""
-    game = Game.objects.get(pk=game_id)
-    if not session_key or game.owner != session_key:
-        raise PermissionError("this game belongs to another session")
-    return game
-
-
-def _outcome(game: Game) -> Outcome:
-    state = games.state(game)
-    bot = state["move_number"] if games.is_bot_turn(game) else None
-    return Outcome(state, bot)
+def _outcome(loaded: games.LoadedGame) -> Outcome:
+    state = games.state(loaded)
+    return Outcome(state, state["move_number"] if loaded.is_bot_turn else None)
 
 
 def _require_play(game: Game) -> None:
@@ -46,47 +42,40 @@ def _require_play(game: Game) -> None:
 
 def current(game_id: int) -> Outcome:
     """Return the game's state (and whether the bot owes a move, e.g. after a reload)."""
-    return _outcome(Game.objects.get(pk=game_id))
+    return _outcome(games.load(Game.objects.get(pk=game_id)))
+
+
+def _change(game_id: int, action: Callable[..., object], *args: object) -> Outcome:
+    """Run ``action(loaded game, *args)`` on the locked game of a played game; return the outcome."""
+    with games.locked(game_id) as loaded:
+        _require_play(loaded.game)
+        action(loaded, *args)
+        return _outcome(loaded)
 
 
 def human_move(game_id: int, move: str) -> Outcome:
     """Play the human's move (a GTP vertex or ``pass``)."""
-    with games.locked(game_id) as game:
-        _require_play(game)
-        games.play(game, game.human_color, move)
-        return _outcome(game)
+    return _change(game_id, lambda loaded: games.play(loaded, loaded.game.human_color, move))
 
 
 def undo(game_id: int) -> Outcome:
     """Take back the human's last move and the bot's reply."""
-    with games.locked(game_id) as game:
-        _require_play(game)
-        games.undo(game)
-        return _outcome(game)
+    return _change(game_id, games.undo)
 
 
 def resign(game_id: int) -> Outcome:
     """The human resigns."""
-    with games.locked(game_id) as game:
-        _require_play(game)
-        games.resign(game, game.human_color)
-        return _outcome(game)
+    return _change(game_id, lambda loaded: games.resign(loaded, loaded.game.human_color))
 
 
 def toggle_dead(game_id: int, point: str) -> Outcome:
     """Toggle the life of the string at ``point`` while scoring."""
-    with games.locked(game_id) as game:
-        _require_play(game)
-        games.toggle_dead(game, point)
-        return _outcome(game)
+    return _change(game_id, games.toggle_dead, point)
 
 
 def accept_score(game_id: int) -> Outcome:
     """End the game with the current count."""
-    with games.locked(game_id) as game:
-        _require_play(game)
-        games.accept_score(game)
-        return _outcome(game)
+    return _change(game_id, games.accept_score)
 
 
 def _check_move_number(record_moves: int, move_number: int) -> None:
@@ -94,24 +83,26 @@ def _check_move_number(record_moves: int, move_number: int) -> None:
         raise games.GameError(f"move_number must be between 0 and {record_moves}, got {move_number}")
 
 
-def position_query(game_id: int, move_number: int, ladders: bool, backpred: bool) -> dict:
-    """Return the JSON query of ``frontend.tasks.analyze_position`` for the position after a move."""
+def position_query(game_id: int, move_number: int, ladders: bool, backpred: bool) -> PositionQuery:
+    """Return the query of the position after ``move_number`` moves, searched to ``GOWEB_REVIEW_VISITS``."""
     game = Game.objects.get(pk=game_id)
     record = games.record_of(game)
     moves = record.main_line_moves()
     _check_move_number(len(moves), move_number)
     setup = record.initial_setup()
     size = record.size
-    return {
-        "size": size,
-        "komi": record.komi,
-        "initial_stones": [["B", to_gtp(p, size)] for p in setup.black]
-        + [["W", to_gtp(p, size)] for p in setup.white],
-        "moves": [[games.color_letter(c), to_gtp(p, size)] for c, p in moves[:move_number]],
-        "move_number": move_number,
-        "ladders": ladders,
-        "backpred": backpred,
-    }
+    return PositionQuery(
+        size=size,
+        komi=record.komi,
+        rules=game.rules,
+        visits=settings.GOWEB_REVIEW_VISITS,
+        initial_stones=[("B", to_gtp(p, size)) for p in setup.black]
+        + [("W", to_gtp(p, size)) for p in setup.white],
+        moves=[(games.color_letter(c), to_gtp(p, size)) for c, p in moves[:move_number]],
+        move_number=move_number,
+        ladders=ladders,
+        backpred=backpred,
+    )
 
 
 def feature_plane(game_id: int, move_number: int, set_name: str, plane: str) -> dict:
@@ -122,10 +113,11 @@ def feature_plane(game_id: int, move_number: int, set_name: str, plane: str) -> 
     names = [p.name for p in planes]
     if plane not in names:
         raise games.GameError(f"feature set {set_name} has no plane {plane!r}")
-    record = games.record_of(Game.objects.get(pk=game_id))
+    game = Game.objects.get(pk=game_id)
+    record = games.record_of(game)
     _check_move_number(len(record.main_line_moves()), move_number)
     index = names.index(plane)
-    values = extract(replay(record, upto=move_number), set_name)[index]
+    values = extract(replay(record, upto=move_number, superko=uses_superko(game.rules)), set_name)[index]
     info = planes[index]
     return {
         "type": "features",

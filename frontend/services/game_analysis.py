@@ -11,8 +11,9 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
+from analysis.go.rules import uses_superko
 from analysis.mcts import Evaluator
-from analysis.review import analyze as review
+from analysis.review.analyze import game_entry, game_positions
 from analysis.review.report import mistakes
 from analysis.sgf import read_sgf
 from frontend.models import Analysis
@@ -62,11 +63,12 @@ def run_chunk(analysis_id: int, evaluator: Evaluator, visits: int, chunk: int) -
         return ChunkOutcome(analysis.status, start)
     game_id = analysis.game_id
     record = read_sgf(analysis.game.sgf)
+    superko = uses_superko(analysis.game.rules)
     total = len(record.main_line_moves()) + 1
     active = Analysis.objects.filter(pk=analysis_id, status__in=[Status.PENDING, Status.RUNNING])
     active.update(status=Status.RUNNING, total=total)  # never over a status another run just set
     new: list[dict] = []
-    for k, (position, next_move) in enumerate(review.game_positions(record, start), start):
+    for k, (position, next_move) in enumerate(game_positions(record, start, superko), start):
         if len(new) == chunk:
             break
         if Analysis.objects.filter(pk=analysis_id, cancel_requested=True).exists():
@@ -74,7 +76,7 @@ def run_chunk(analysis_id: int, evaluator: Evaluator, visits: int, chunk: int) -
                 return ChunkOutcome("superseded", start)
             notify.to_group(game_id, {"type": "analysis_cancelled", "analysis": analysis_id, "done": k})
             return ChunkOutcome(Status.CANCELLED, k)
-        entry = review.analyze_game_position(position, next_move, k, evaluator, visits)
+        entry = game_entry(position, next_move, k, evaluator, visits)
         new.append(entry)
         notify.to_group(
             game_id,

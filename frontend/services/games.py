@@ -1,21 +1,26 @@
 """Game logic behind the play and review pages: create, move, undo, pass, resign, score.
 
-The SGF text in :class:`~frontend.models.Game` is the record of the moves; every function here
-replays it with the rules engine, so an illegal move can never be stored.  Functions that change
-a game take the ``Game`` row locked by :func:`locked` and save it.
+The SGF text in :class:`~frontend.models.Game` is the record of the moves.  A request loads a game
+once (:func:`load`, or :func:`locked` to change it): its record is parsed and replayed with the
+rules engine a single time, and every function here works on that :class:`LoadedGame`, keeping its
+record and position in step, so an illegal move can never be stored.  Functions that change a
+game take the row locked by :func:`locked` and save it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 
 from django.db import transaction
 
 from analysis.go.coords import BLACK, WHITE, from_gtp, to_gtp, to_sgf
 from analysis.go.handicap import fixed_handicap_points
 from analysis.go.position import Position
+from analysis.go.rules import uses_superko
 from analysis.go.scoring import estimate_dead, score
+from analysis.review.analyze import game_positions
 from analysis.sgf import GameRecord, read_sgf, replay, write_sgf
 from frontend.models import Game
 
@@ -27,16 +32,68 @@ class GameError(ValueError):
     """A request that the game's state does not allow (not your turn, game over...)."""
 
 
+@dataclass
+class LoadedGame:
+    """A game row with its SGF record parsed and its current position replayed, once."""
+
+    game: Game
+    record: GameRecord
+    position: Position
+
+    @property
+    def to_play(self) -> str:
+        """``"B"`` or ``"W"``: whose turn it is."""
+        return color_letter(self.position.to_play)
+
+    @property
+    def is_bot_turn(self) -> bool:
+        """Whether the bot should move now in a played game."""
+        game = self.game
+        playing = game.kind == Game.Kind.PLAY and game.phase == Game.Phase.PLAYING
+        return playing and self.to_play == game.bot_color
+
+
 def color_letter(color: int) -> str:
     """Return ``"B"`` or ``"W"``."""
     return "B" if color == BLACK else "W"
 
 
+def owned_game(game_id: int, owner: str | None) -> Game:
+    """Return game ``game_id`` if ``owner`` (a session key) owns it.
+
+    Raises Game.DoesNotExist, or PermissionError when it belongs to someone else.
+    """
+    game = Game.objects.get(pk=game_id)
+    if not owner or game.owner != owner:
+        raise PermissionError("this game belongs to another session")
+    return game
+
+
+def record_of(game: Game) -> GameRecord:
+    """Return the game's SGF record (parsed from the row)."""
+    return read_sgf(game.sgf, source=f"game {game.pk}")
+
+
+def load(game: Game) -> LoadedGame:
+    """Return ``game`` with its record parsed and replayed (positional superko under area rules)."""
+    record = record_of(game)
+    return LoadedGame(game, record, replay(record, superko=uses_superko(game.rules)))
+
+
 @contextmanager
-def locked(game_id: int) -> Iterator[Game]:
-    """Yield the game row locked for update inside a transaction."""
+def locked(game_id: int) -> Iterator[LoadedGame]:
+    """Yield the game loaded from its row locked for update inside a transaction."""
     with transaction.atomic():
-        yield Game.objects.select_for_update().get(pk=game_id)
+        yield load(Game.objects.select_for_update().get(pk=game_id))
+
+
+@contextmanager
+def locked_reload(loaded: LoadedGame) -> Iterator[LoadedGame]:
+    """Yield ``loaded``'s game from its row locked for update inside a transaction, reusing
+    ``loaded``'s parsed record and position when the stored record has not changed since."""
+    with transaction.atomic():
+        row = Game.objects.select_for_update().get(pk=loaded.game.pk)
+        yield LoadedGame(row, loaded.record, loaded.position) if row.sgf == loaded.game.sgf else load(row)
 
 
 def new_game(
@@ -70,63 +127,41 @@ def new_game(
     )
 
 
-def record_of(game: Game) -> GameRecord:
-    """Return the game's SGF record."""
-    return read_sgf(game.sgf, source=f"game {game.pk}")
+def _save_record(loaded: LoadedGame) -> None:
+    loaded.game.sgf = write_sgf(loaded.record).decode()
+    loaded.game.save()
 
 
-def position_of(game: Game, record: GameRecord | None = None) -> Position:
-    """Return the current position (positional superko under Chinese rules)."""
-    return replay(record or record_of(game), superko=game.rules == Game.Rules.CHINESE)
-
-
-def _save_record(game: Game, record: GameRecord) -> None:
-    game.sgf = write_sgf(record).decode()
-    game.save()
-
-
-def to_play(game: Game) -> str:
-    """Return ``"B"`` or ``"W"``: whose turn it is."""
-    return color_letter(position_of(game).to_play)
-
-
-def is_bot_turn(game: Game) -> bool:
-    """Whether the bot should move now in a played game."""
-    playing = game.kind == Game.Kind.PLAY and game.phase == Game.Phase.PLAYING
-    return playing and to_play(game) == game.bot_color
-
-
-def play(game: Game, color: str, vertex: str) -> None:
+def play(loaded: LoadedGame, color: str, vertex: str) -> None:
     """Play ``vertex`` (GTP, or ``pass``) for ``color`` and save; two passes start the scoring.
 
     Raises GameError when the game is over or it is not ``color``'s turn, CoordinateError for a
     bad vertex and IllegalMoveError (with the reason) for an illegal move.
     """
+    game, position = loaded.game, loaded.position
     if game.phase != Game.Phase.PLAYING:
         over = game.phase == Game.Phase.FINISHED
         raise GameError("the game is over" if over else "the game is being scored")
-    record = record_of(game)
-    position = position_of(game, record)
-    if color_letter(position.to_play) != color:
+    if loaded.to_play != color:
         raise GameError(f"it is {'black' if position.to_play == BLACK else 'white'}'s turn")
     point = from_gtp(vertex, game.size)
     position.play(point)
-    record.add_move(COLORS[color], point)
+    loaded.record.add_move(COLORS[color], point)
     if position.consecutive_passes() >= 2:
         game.phase = Game.Phase.SCORING
         game.dead = [to_gtp(p, game.size) for p in sorted(estimate_dead(position))]
-    _save_record(game, record)
+    _save_record(loaded)
 
 
-def undo(game: Game) -> int:
+def undo(loaded: LoadedGame) -> int:
     """Take back the human's last move and the bot's reply to it; return how many moves went.
 
     Raises GameError when the game is finished or the human has not moved yet.
     """
+    game = loaded.game
     if game.phase == Game.Phase.FINISHED:
         raise GameError("the game is finished; nothing can be undone")
-    record = record_of(game)
-    nodes = [node for node in record.main_line() if node.has_move()]
+    nodes = [node for node in loaded.record.main_line() if node.has_move()]
     human = COLORS[game.human_color]
     if not any(node.move(game.size)[0] == human for node in nodes):
         raise GameError("you have no move to take back")
@@ -134,34 +169,35 @@ def undo(game: Game) -> int:
     while True:
         node = nodes.pop()
         node.path()[-2].children.remove(node)
+        loaded.position.undo()
         removed += 1
         if node.move(game.size)[0] == human:
             break
     game.phase = Game.Phase.PLAYING
     game.dead = []
-    _save_record(game, record)
+    _save_record(loaded)
     return removed
 
 
-def resign(game: Game, color: str) -> None:
+def resign(loaded: LoadedGame, color: str) -> None:
     """Record ``color``'s resignation."""
+    game = loaded.game
     if game.phase == Game.Phase.FINISHED:
         raise GameError("the game is already finished")
-    record = record_of(game)
     winner = "W" if color == "B" else "B"
     game.result = f"{winner}+R"
-    record.root.set("RE", game.result)
+    loaded.record.root.set("RE", game.result)
     game.phase = Game.Phase.FINISHED
-    _save_record(game, record)
+    _save_record(loaded)
 
 
-def toggle_dead(game: Game, vertex: str) -> None:
+def toggle_dead(loaded: LoadedGame, vertex: str) -> None:
     """Mark the string at ``vertex`` dead, or alive again if it was marked dead (scoring phase)."""
+    game = loaded.game
     if game.phase != Game.Phase.SCORING:
         raise GameError("dead stones can only be marked after both players pass")
-    position = position_of(game)
     point = from_gtp(vertex, game.size)
-    string = position.string(point)
+    string = loaded.position.string(point)
     if not string:
         raise GameError(f"there is no stone at {vertex}")
     dead = {from_gtp(v, game.size) for v in game.dead}
@@ -170,24 +206,25 @@ def toggle_dead(game: Game, vertex: str) -> None:
     game.save()
 
 
-def current_score(game: Game) -> dict | None:
+def current_score(loaded: LoadedGame) -> dict | None:
     """Return the count with the marked dead stones while scoring or after a counted end."""
+    game = loaded.game
     if game.phase == Game.Phase.PLAYING or game.result.endswith("+R"):
         return None
-    counted = score(position_of(game), game.rules, [from_gtp(v, game.size) for v in game.dead])
+    counted = score(loaded.position, game.rules, [from_gtp(v, game.size) for v in game.dead])
     return {"black": counted.black, "white": counted.white, "result": counted.result(), "kind": counted.kind}
 
 
-def accept_score(game: Game) -> None:
+def accept_score(loaded: LoadedGame) -> None:
     """End the game with the current count as its result."""
-    counted = current_score(game)
+    game = loaded.game
+    counted = current_score(loaded)
     if counted is None or game.phase != Game.Phase.SCORING:
         raise GameError("there is no count to accept: both players must pass first")
-    record = record_of(game)
     game.result = counted["result"]
-    record.root.set("RE", game.result)
+    loaded.record.root.set("RE", game.result)
     game.phase = Game.Phase.FINISHED
-    _save_record(game, record)
+    _save_record(loaded)
 
 
 def board_string(position: Position) -> str:
@@ -195,10 +232,9 @@ def board_string(position: Position) -> str:
     return "".join(GLYPHS[c] for c in position.stones().ravel().tolist())
 
 
-def state(game: Game) -> dict:
+def state(loaded: LoadedGame) -> dict:
     """Return the JSON state message that the board pages render (see ``docs/protocol.md``)."""
-    record = record_of(game)
-    position = position_of(game, record)
+    game, position = loaded.game, loaded.position
     size = game.size
     last = position.last_move
     return {
@@ -213,14 +249,14 @@ def state(game: Game) -> dict:
         "bot_level": game.bot_level,
         "phase": game.phase,
         "result": game.result,
-        "to_play": color_letter(position.to_play),
+        "to_play": loaded.to_play,
         "move_number": len(position.moves),
-        "moves": [[color_letter(c), to_gtp(p, size)] for c, p in record.main_line_moves()],
+        "moves": [[color_letter(m.color), to_gtp(m.point, size)] for m in position.moves],
         "board": board_string(position),
         "last_move": None if last is None else to_gtp(last.point, size),
         "captures": {"B": position.prisoners(BLACK), "W": position.prisoners(WHITE)},
         "dead": game.dead,
-        "score": current_score(game),
+        "score": current_score(loaded),
     }
 
 
@@ -229,8 +265,6 @@ def timeline(record: GameRecord) -> dict:
 
     Raises SgfError (kind ``illegal_move``, naming the move) if the record cannot be replayed.
     """
-    from analysis.review.analyze import game_positions
-
     boards, moves = [], []
     size = record.size
     for position, next_move in game_positions(record):

@@ -1,0 +1,170 @@
+"""One inference path for every network: device, dtype, input planes, masks, symmetries, batching.
+
+A :class:`Network` wraps a model for positions: it extracts the model's feature set, masks the
+first policy head to the moves that can be its answer (legal moves for a next-move net, the
+mover's stones for a back-prediction net), runs batches of at most ``max_batch`` on the device in
+the dtype :mod:`analysis.nets.precision` chooses, and can average the 8 board symmetries
+(Cazenave 2017's bagging).  The bot, the search, the site, evaluation and benchmarks all call it.
+It is safe to share between threads: one forward pass runs at a time.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+from torch import nn
+
+from analysis.features import FeatureContext, get_feature_set, symmetry
+from analysis.features.targets import target_mask
+from analysis.go.position import Position
+from analysis.nets import checkpoint, precision
+
+CALIBRATION_BATCH = 8  # positions timed in each dtype when the dtype is chosen by measurement
+MAX_BATCH = 256
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """A batch's outputs, in the positions' own orientation.
+
+    ``heads`` (N, K, A) float32: each policy head's probabilities over the n*n points and pass
+    (pass last); head 0 is zero outside the mask, heads 1.. are darkforest's later moves.
+    ``value_logit`` (N,) float32 or None: the win logit for the player to move.
+    With symmetries, probabilities and value logits are averaged over them.
+    """
+
+    heads: np.ndarray
+    value_logit: np.ndarray | None
+
+    @property
+    def policy(self) -> np.ndarray:
+        """(N, A) float32: the first head's probabilities (the move to predict)."""
+        return self.heads[:, 0]
+
+    @property
+    def value(self) -> np.ndarray | None:
+        """(N,) float64 win probabilities for the player to move, or None without a value head."""
+        if self.value_logit is None:
+            return None
+        return 1.0 / (1.0 + np.exp(-self.value_logit.astype(np.float64)))
+
+
+class Network:
+    """A model ready for inference on positions (see the module docstring)."""
+
+    def __init__(
+        self,
+        model: nn.Module,
+        device: str | torch.device | None = None,
+        dtype: str | torch.dtype | None = None,
+        max_batch: int = MAX_BATCH,
+        info: dict | None = None,
+    ) -> None:
+        """Wrap ``model`` (moved to ``device``, default CUDA when available, and put in eval mode).
+
+        ``dtype`` (``float32``, ``bfloat16`` or a torch dtype) fixes the precision; None chooses
+        it on the first batch (:func:`analysis.nets.precision.choose_dtype`).  ``info`` is the
+        checkpoint's description (preset, samples...).  Raises ValueError for an unknown dtype.
+        """
+        self.device = torch.device(device) if device is not None else precision.default_device()
+        self.model = model.eval().to(self.device)
+        self.config = model.config
+        self.features = get_feature_set(self.config.feature_set)
+        self.dtype = precision.dtype_named(dtype) if isinstance(dtype, str) else dtype
+        self.dtype_reason = "given" if dtype is not None else ""
+        self.max_batch = max_batch
+        self.info = info or {}
+        self._lock = threading.Lock()
+
+    @classmethod
+    def from_checkpoint(
+        cls, path: str | os.PathLike = checkpoint.DEFAULT_WEIGHTS, **options: object
+    ) -> Network:
+        """Return the network saved at ``path``, with ``options`` as for the constructor.
+
+        Raises FileNotFoundError or CheckpointError.
+        """
+        model, data = checkpoint.load_model(path)
+        info = {k: v for k, v in data.items() if k not in ("model", "optimizer", "rng", "schedule")}
+        return cls(model, info={**info, "path": str(path)}, **options)
+
+    @property
+    def has_value(self) -> bool:
+        """Whether the model has a value head."""
+        return bool(self.config.value_head)
+
+    def masks(self, positions: Sequence[Position]) -> np.ndarray:
+        """Return the (N, n*n + 1) bool masks of the moves that can be the first head's answer."""
+        return np.stack([target_mask(p, self.config.target) for p in positions])
+
+    def predict(self, positions: Sequence[Position], symmetries: int = 1) -> Prediction:
+        """Return the prediction for ``positions`` (one board size), averaged over ``symmetries`` (1 or 8).
+
+        Raises ValueError for an empty batch, mixed board sizes or a bad symmetry count.
+        """
+        if not positions:
+            raise ValueError("no positions to evaluate")
+        planes = self.features.extract_batch([FeatureContext(p) for p in positions])
+        return self.predict_planes(planes, self.masks(positions), symmetries)
+
+    def predict_planes(self, planes: np.ndarray, masks: np.ndarray, symmetries: int = 1) -> Prediction:
+        """Return the prediction for input ``planes`` (N, planes, n, n) with ``masks`` (N, n*n + 1) bool.
+
+        Raises ValueError for a bad symmetry count.
+        """
+        if symmetries not in (1, 8):
+            raise ValueError(f"symmetries must be 1 or 8, not {symmetries}")
+        heads, values = [], []
+        for i in range(0, len(planes), self.max_batch):
+            h, v = self._bagged(planes[i : i + self.max_batch], masks[i : i + self.max_batch], symmetries)
+            heads.append(h)
+            values.append(v)
+        value = None if values[0] is None else np.concatenate(values)
+        return Prediction(np.concatenate(heads), value)
+
+    def _bagged(
+        self, planes: np.ndarray, masks: np.ndarray, symmetries: int
+    ) -> tuple[np.ndarray, np.ndarray | None]:
+        """Return (heads (N, K, A), value logits (N,) or None) averaged over the first ``symmetries``."""
+        n = planes.shape[-1]
+        area = n * n
+        heads = np.zeros((len(planes), self.config.future_moves, area + 1), dtype=np.float32)
+        values = []
+        for k in range(symmetries):
+            table = symmetry.point_table(n, k)
+            moved = masks.copy()
+            moved[:, table[:area]] = masks[:, :area]
+            probs, value = self._forward(np.ascontiguousarray(symmetry.apply(planes, k)), moved)
+            heads += probs[:, :, table]  # probs[..., table[q]] is the probability of original point q
+            if value is not None:
+                values.append(value)
+        return heads / symmetries, (np.mean(values, axis=0) if values else None)
+
+    @torch.inference_mode()
+    def _forward(self, planes: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        """Return (softmaxes of every head (N, K, A), value logits (N,) or None) of one batch."""
+        x = torch.from_numpy(planes).to(self.device)
+        mask = torch.from_numpy(masks).to(self.device)
+        with self._lock:
+            if self.dtype is None:
+                self._choose_dtype(x, mask)
+            with precision.autocast(self.device, self.dtype):
+                logits, value = self.model(x, mask)
+        probs = torch.softmax(logits.float(), dim=-1).cpu().numpy()
+        return probs, (value.float().cpu().numpy() if value is not None else None)
+
+    def _choose_dtype(self, x: torch.Tensor, mask: torch.Tensor) -> None:
+        """Choose the dtype, timing forward passes on CALIBRATION_BATCH copies of the first input."""
+        xs = x[:1].expand(CALIBRATION_BATCH, *x.shape[1:]).contiguous()
+        ms = mask[:1].expand(CALIBRATION_BATCH, *mask.shape[1:]).contiguous()
+        self.dtype, self.dtype_reason = precision.choose_dtype(self.device, lambda: self.model(xs, ms))
+        log.info("%s network: %s on %s (%s)", self.config.feature_set, precision.describe(self.dtype),
+                 self.device.type, self.dtype_reason)

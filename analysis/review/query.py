@@ -1,0 +1,114 @@
+"""The position query: which position to analyse and what to include, as one typed value.
+
+The web site builds it from a board message (:mod:`frontend.services.board`) or an API request
+(:mod:`frontend.services.api`); it crosses the broker as JSON (:meth:`PositionQuery.to_json`) and
+the analysis task turns it back with :meth:`PositionQuery.from_json`.  The ko rule follows from
+the rules (:func:`analysis.go.rules.uses_superko`), here and nowhere else.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+
+from analysis.go.coords import BLACK, WHITE, from_gtp, parse_color
+from analysis.go.position import IllegalMoveError, Position
+from analysis.go.rules import uses_superko
+
+Stone = tuple[str, str]  # (colour "B"/"W", GTP vertex)
+
+
+@dataclass(frozen=True)
+class PositionQuery:
+    """A position (``initial_stones`` then ``moves``, as ``(colour, GTP vertex)`` pairs) and its analysis.
+
+    ``visits`` is the search's budget, already defaulted and capped by whoever built the query.
+    ``move_number`` is echoed back (by default the number of moves).  ``ladders`` adds the ladder
+    overlay, ``backpred`` the back-prediction heatmap, ``search_moves`` every visited move (KataGo's
+    ``moveInfos``) and ``policy`` the network's probabilities of every move.
+    """
+
+    size: int
+    komi: float
+    rules: str
+    visits: int
+    initial_stones: tuple[Stone, ...] = ()
+    moves: tuple[Stone, ...] = ()
+    move_number: int = field(default=-1)
+    ladders: bool = True
+    backpred: bool = False
+    search_moves: bool = False
+    policy: bool = True
+
+    def __post_init__(self) -> None:
+        """Freeze the stone lists as tuples and default ``move_number`` to the number of moves."""
+        object.__setattr__(self, "initial_stones", _frozen(self.initial_stones))
+        object.__setattr__(self, "moves", _frozen(self.moves))
+        if self.move_number < 0:
+            object.__setattr__(self, "move_number", len(self.moves))
+
+    @property
+    def superko(self) -> bool:
+        """Whether the rules forbid every repetition (positional superko) or only simple ko."""
+        return uses_superko(self.rules)
+
+    def position(self) -> Position:
+        """Return the position after the setup stones and the moves.
+
+        Raises ValueError (CoordinateError, ...) naming the offending item, as
+        ``initialStones[3]`` or ``moves[12] (move 13)``.
+        """
+        return build_position(self.size, self.komi, self.superko, self.moves, self.initial_stones)
+
+    def to_json(self) -> dict:
+        """Return the query as plain JSON data (lists for the stones)."""
+        data = asdict(self)
+        data["initial_stones"] = [list(s) for s in self.initial_stones]
+        data["moves"] = [list(m) for m in self.moves]
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict) -> PositionQuery:
+        """Return the query saved by :meth:`to_json`; raises TypeError for unknown or missing fields."""
+        return cls(**data)
+
+
+def build_position(
+    size: int,
+    komi: float,
+    superko: bool,
+    moves: Sequence[Sequence[str]] = (),
+    initial_stones: Sequence[Sequence[str]] = (),
+) -> Position:
+    """Return the position after ``initial_stones`` then ``moves``, both as ``[colour, GTP]`` pairs.
+
+    With setup stones and no moves, White plays first when only Black has stones (a handicap).
+    Raises ValueError (CoordinateError, IllegalMoveError...) naming the offending item.
+    """
+    black, white = [], []
+    for i, item in enumerate(initial_stones):
+        color, point = _color_point(item, size, f"initialStones[{i}]")
+        (black if color == BLACK else white).append(point)
+    to_play = WHITE if black and not white and not moves else BLACK
+    position = Position.from_stones(size, komi, superko, black, white, to_play)
+    for i, item in enumerate(moves):
+        color, point = _color_point(item, size, f"moves[{i}]")
+        try:
+            position.play(point, color)
+        except IllegalMoveError as e:
+            raise ValueError(f"moves[{i}] (move {i + 1}): {e}") from None
+    return position
+
+
+def _frozen(items: Sequence) -> tuple:
+    """Return ``items`` as a tuple, its pairs as tuples (malformed items are left for :meth:`position`)."""
+    return tuple(tuple(item) if isinstance(item, list | tuple) else item for item in items)
+
+
+def _color_point(item: Sequence[str], size: int, where: str) -> tuple[int, int]:
+    if not (isinstance(item, list | tuple) and len(item) == 2 and all(isinstance(x, str) for x in item)):
+        raise ValueError(f"{where} must be a [colour, vertex] pair of strings, got {item!r}")
+    try:
+        return parse_color(item[0]), from_gtp(item[1], size)
+    except ValueError as e:
+        raise ValueError(f"{where}: {e}") from None
