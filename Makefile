@@ -2,6 +2,8 @@
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.deps-installed
+NODE_STAMP := node_modules/.deps-installed
+ESLINT := node_modules/.bin/eslint
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_PACKAGES := gnugo chromium
 
@@ -13,6 +15,11 @@ $(PY):
 $(STAMP): requirements.txt requirements-dev.txt | $(PY)
 	$(PY) -m pip install -q --upgrade pip setuptools wheel
 	$(PY) -m pip install -q -r requirements-dev.txt
+	touch $@
+
+# ESLint for the front end, from package-lock.json (npm ci starts node_modules/ afresh).
+$(NODE_STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund
 	touch $@
 
 build: $(STAMP)
@@ -29,8 +36,9 @@ run: build
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py runserver 127.0.0.1:8000
 
-lint: $(STAMP)
+lint: $(STAMP) $(NODE_STAMP)
 	$(VENV)/bin/ruff check .
+	$(ESLINT) frontend/static
 
 test: build system-deps lint
 	$(PY) -m pytest

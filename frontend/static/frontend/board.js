@@ -239,7 +239,6 @@ function reviewPage() {
   const positions = new Map(); // position analysis (with policy, ladders), by move number
   let features = null;
   let k = 0;
-  let analysing = false;
 
   const current = () => positions.get(k) || entries[k];
   function heat() {
@@ -344,7 +343,6 @@ function reviewPage() {
     if (!list.length) ol.innerHTML = "<li>No mistakes found.</li>";
   }
   function setAnalysing(on) {
-    analysing = on;
     $("cancel").hidden = !on;
     $("analyze-game").disabled = on;
     $("progress").hidden = !on && !entries.length;
