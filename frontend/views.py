@@ -75,10 +75,8 @@ def my_games(request: HttpRequest) -> HttpResponse:
 
 
 def _board_context(game: Game) -> dict:
-    record = games.record_of(game)
     return {
         "game": game,
-        "timeline": games.timeline(record),
         "feature_sets": {
             name: [{"name": p.name, "description": p.description} for p in fs.planes]
             for name, fs in FEATURE_SETS.items()
@@ -98,8 +96,13 @@ def play(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_safe
 def review(request: HttpRequest, pk: int) -> HttpResponse:
-    """The review board of a game: navigation, analysis, overlays and feature planes."""
-    return render(request, "frontend/review.html", _board_context(owned_game(request, pk)))
+    """The review board of a game: navigation, analysis, overlays and feature planes.
+
+    Only this page gets the replay (``timeline``): the play page draws from the websocket's states.
+    """
+    game = owned_game(request, pk)
+    context = {**_board_context(game), "timeline": games.timeline(games.record_of(game))}
+    return render(request, "frontend/review.html", context)
 
 
 @require_http_methods(["GET", "POST"])
