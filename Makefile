@@ -2,8 +2,10 @@
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.deps-installed
+NODE_STAMP := node_modules/.deps-installed
+ESLINT := node_modules/.bin/eslint
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-APT_PACKAGES := gnugo chromium
+APT_PACKAGES := gnugo chromium nodejs
 
 .PHONY: run test lint build system-deps bench clean
 
@@ -15,6 +17,11 @@ $(STAMP): requirements.txt requirements-dev.txt | $(PY)
 	$(PY) -m pip install -q -r requirements-dev.txt
 	touch $@
 
+# ESLint for the front end, from package-lock.json (npm ci starts node_modules/ afresh).
+$(NODE_STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund
+	touch $@
+
 build: $(STAMP)
 	$(PY) setup.py -q build_ext --inplace
 
@@ -24,13 +31,15 @@ system-deps:
 	  echo "installing Debian packages:$$missing"; \
 	  $(SUDO) apt-get update -q && $(SUDO) apt-get install -y -q $$missing; \
 	fi
+	@command -v npm >/dev/null || { $(SUDO) apt-get update -q && $(SUDO) apt-get install -y -q npm; }
 
 run: build
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py runserver 127.0.0.1:8000
 
-lint: $(STAMP)
+lint: $(STAMP) system-deps $(NODE_STAMP)
 	$(VENV)/bin/ruff check .
+	$(ESLINT) frontend/static
 
 test: build system-deps lint
 	$(PY) -m pytest

@@ -14,7 +14,6 @@ from django.shortcuts import redirect, render
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from analysis.bot.levels import LEVELS
 from analysis.features import FEATURE_SETS
 from analysis.go.rules import rules_kind
 from analysis.review.report import annotate
@@ -76,32 +75,31 @@ def my_games(request: HttpRequest) -> HttpResponse:
     return render(request, "frontend/games.html", {"games": mine})
 
 
-def _board_context(game: Game) -> dict:
-    record = games.record_of(game)
-    return {
-        "game": game,
-        "timeline": games.timeline(record),
-        "feature_sets": {
-            name: [{"name": p.name, "description": p.description} for p in fs.planes]
-            for name, fs in FEATURE_SETS.items()
-        },
-        "level": LEVELS.get(game.bot_level),
-    }
-
-
 @require_safe
 def play(request: HttpRequest, pk: int) -> HttpResponse:
-    """The board of a game against the bot."""
+    """The board of a game against the bot (drawn from the websocket's state messages)."""
     game = session_game(request, pk)
     if game.kind != Game.Kind.PLAY:
         return redirect("frontend:review", pk=pk)
-    return render(request, "frontend/play.html", _board_context(game))
+    return render(request, "frontend/play.html", {"game": game})
 
 
 @require_safe
 def review(request: HttpRequest, pk: int) -> HttpResponse:
-    """The review board of a game: navigation, analysis, overlays and feature planes."""
-    return render(request, "frontend/review.html", _board_context(session_game(request, pk)))
+    """The review board of a game: navigation, analysis, overlays and feature planes.
+
+    Only this page gets the replay (``timeline``) and the feature sets' planes.
+    """
+    game = session_game(request, pk)
+    context = {
+        "game": game,
+        "timeline": games.timeline(games.record_of(game)),
+        "feature_sets": {
+            name: [{"name": p.name, "description": p.description} for p in fs.planes]
+            for name, fs in FEATURE_SETS.items()
+        },
+    }
+    return render(request, "frontend/review.html", context)
 
 
 @require_http_methods(["GET", "POST"])

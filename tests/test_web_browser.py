@@ -247,6 +247,29 @@ def test_feature_plane_viewer_and_ladder_overlay(page, site: Site) -> None:
     page.wait_for_selector("#goban .heat rect")
 
 
+@pytest.mark.parametrize("where", ["play", "review"])
+def test_the_module_graph_loads_without_console_errors(page, site: Site, where: str) -> None:
+    """Every module under frontend/static/ loads (200) and runs with no console error or failed request;
+    only the review page carries the replay."""
+    problems: list[str] = []
+    page.on("console", lambda m: m.type == "error" and problems.append(f"{m.text} ({m.location['url']})"))
+    page.on("requestfailed", lambda r: problems.append(f"request failed: {r.url}"))
+    loaded: dict[str, int] = {}  # status of each static file, by its path under /static/
+    page.on("response", lambda r: loaded.update({r.url.partition("/static/")[2]: r.status}))
+    if where == "review":
+        upload(page, site, REVIEW_SGF)
+        status_starts(page, "7 moves.")
+        page.wait_for_selector("#goban .candidates circle")  # move 0's analysis, asked and drawn
+    else:
+        new_game(page, site)
+        status_starts(page, "Your move")
+    modules = ROOT / "frontend" / "static"
+    expected = {path.relative_to(modules).as_posix(): 200 for path in modules.rglob("*.js")}
+    assert {name: status for name, status in loaded.items() if name.endswith(".js")} == expected
+    assert problems == []
+    assert page.locator("#timeline").count() == (where == "review")
+
+
 @pytest.mark.parametrize("where", ["play", "review", "games"])
 def test_pages_fit_a_phone(browser, site: Site, where: str) -> None:
     context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)

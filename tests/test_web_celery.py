@@ -81,9 +81,9 @@ def worker(tmp_path: Path):
 def test_position_analysis_runs_on_a_worker_and_replies_over_the_channel_layer(worker: str) -> None:
     client = Celery("goweb-test", broker=REDIS_URL, backend=REDIS_URL)
     client.conf.update(task_serializer="json", accept_content=["json"], result_accept_content=["json"])
-    query = PositionQuery(
-        size=9, komi=7.5, rules="chinese", visits=settings.GOWEB_REVIEW_VISITS, moves=[["B", "E5"], ["W", "C3"]]
-    ).to_json()
+    moves = [["B", "E5"], ["W", "C3"]]
+    query = PositionQuery(size=9, komi=7.5, rules="chinese", visits=settings.GOWEB_REVIEW_VISITS, moves=moves)
+    query = query.to_json()
 
     async def scenario() -> None:
         layer = RedisChannelLayer(hosts=[redis_host(REDIS_URL)])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 
 import pytest
@@ -41,6 +43,20 @@ def test_new_game_creates_an_owned_game_and_its_board(client) -> None:
     assert page.status_code == 200
     assert b'data-page="play"' in page.content and b"board.js" in page.content
     assert client.get("/games").content.count(f"/game/{game.pk}/sgf".encode()) == 1
+
+
+def test_only_the_review_page_carries_the_replay(client) -> None:
+    """The play page draws from the websocket's states: the timeline is the review page's alone."""
+    new_game(client)
+    game = Game.objects.get()
+    games.play(games.load(game), "B", "E5")
+    play = client.get(f"/game/{game.pk}/")
+    assert "timeline" not in play.context and b'id="timeline"' not in play.content
+    review = client.get(f"/game/{game.pk}/review")
+    timeline = json.loads(re.search(r'<script id="timeline" type="application/json">(.*?)</script>',
+                                    review.content.decode(), re.S).group(1))
+    assert timeline == review.context["timeline"]
+    assert (timeline["size"], timeline["moves"], len(timeline["boards"])) == (9, [["B", "E5"]], 2)
 
 
 def test_new_game_form_offers_every_bot_level(client) -> None:

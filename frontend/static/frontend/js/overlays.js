@@ -1,0 +1,49 @@
+/**
+ * What the goban draws over (or under) the stones: a heatmap, the network's candidate moves, the
+ * ring on the move played next with its rank, and the ghost stone under the mouse.
+ */
+
+import { fromGtp } from "./coords.js";
+import { el } from "./svg.js";
+
+/** Shade each point by its value in [0, 1] (`heat`: n*n values, row by row). */
+export function drawHeat(svg, heat, n) {
+  const g = el("g", { class: "heat" }, svg);
+  heat.forEach((v, p) => {
+    if (v > 0.005) shade(g, p, v, n);
+  });
+}
+
+function shade(g, p, v, n) {
+  const opacity = Math.min(0.85, v * 0.85 + 0.1);
+  const square = { x: (p % n) - 0.5, y: Math.floor(p / n) - 0.5, width: 1, height: 1 };
+  el("rect", { ...square, "fill-opacity": opacity }, g);
+}
+
+/** Circle each candidate on an empty point with its prior in percent; the first one (order 0) is the best. */
+export function drawCandidates(svg, candidates, board, n) {
+  const g = el("g", { class: "candidates" }, svg);
+  for (const c of candidates) {
+    const p = fromGtp(c.move, n);
+    if (!p || board[p.row * n + p.col] !== ".") continue;
+    el("circle", { cx: p.col, cy: p.row, r: 0.44, class: c.order === 0 ? "cand best" : "cand" }, g);
+    el("text", { x: p.col, y: p.row }, g, `${Math.round(c.prior * 100)}`);
+  }
+}
+
+/** Ring the move played next (`played`: {move, rank}), with the rank the network gave it. */
+export function drawPlayed(svg, played, board, n) {
+  const p = fromGtp(played.move, n);
+  if (!p || board[p.row * n + p.col] !== ".") return;
+  const g = el("g", { class: "played" }, svg);
+  el("circle", { cx: p.col, cy: p.row, r: 0.47, class: "played-ring" }, g);
+  if (!played.rank) return;
+  el("text", { x: p.col + 0.36, y: p.row - 0.36, class: "played-rank" }, g, `#${played.rank}`);
+}
+
+/** A translucent stone where a click would play (`ghost`: {point, color}). */
+export function drawGhost(svg, ghost, n) {
+  const p = ghost.point;
+  const cls = `stone ghost ${ghost.color === "B" ? "black" : "white"}`;
+  el("circle", { cx: p % n, cy: Math.floor(p / n), r: 0.45, class: cls }, svg);
+}

@@ -1,0 +1,77 @@
+/**
+ * The play page: the game against the bot as the server's `state` messages show it, a ghost stone
+ * under the mouse on the human's turn, and clicks on the board: a move while playing, a dead-or-
+ * alive toggle while scoring.
+ */
+
+import { pointOf, toGtp } from "./coords.js";
+import { $, checked } from "./dom.js";
+import { draw, pointAt } from "./goban.js";
+import { moveNumbers } from "./move-numbers.js";
+import { showState } from "./play/panel.js";
+
+/** Run the play page over `socket` for the human playing colour `human` ("B" or "W"). */
+export function playPage(socket, human) {
+  const svg = $("goban");
+  let state = null;
+  let hover = null;
+  const render = () => {
+    if (state) draw(svg, boardView(state, human, hover));
+  };
+  socket.on("state", (m) => {
+    state = m;
+    showState(m, human);
+    render();
+  });
+  svg.addEventListener("click", (event) => {
+    if (state) clickPoint(socket, state, pointAt(svg, event, state.size));
+  });
+  svg.addEventListener("mousemove", (event) => {
+    const p = state ? pointAt(svg, event, state.size) : null;
+    if (p !== hover) {
+      hover = p;
+      render();
+    }
+  });
+  svg.addEventListener("mouseleave", () => {
+    hover = null;
+    render();
+  });
+  bindButtons(socket);
+  $("show-numbers").onchange = render;
+  $("show-coords").onchange = render;
+}
+
+/** The goban's view of `state`, with the ghost stone at `hover` when the human may play there. */
+function boardView(state, human, hover) {
+  const n = state.size;
+  const humanToPlay = state.phase === "playing" && state.to_play === human;
+  const canPlay = hover !== null && humanToPlay && state.board[hover] === ".";
+  return {
+    size: n,
+    board: state.board,
+    last: state.last_move,
+    coords: checked("show-coords"),
+    numbers: checked("show-numbers") ? moveNumbers(state.moves, state.moves.length, state.board, n) : null,
+    dead: new Set(state.dead.map((v) => pointOf(v, n))),
+    ghost: canPlay ? { point: hover, color: human } : null,
+  };
+}
+
+/** A click on point `p` (or null, off the board): a move while playing, a toggle while scoring. */
+function clickPoint(socket, state, p) {
+  if (p === null) return;
+  const n = state.size;
+  const vertex = toGtp(Math.floor(p / n), p % n, n);
+  if (state.phase === "scoring") socket.send({ type: "toggle_dead", point: vertex });
+  else if (state.phase === "playing") socket.send({ type: "play", move: vertex });
+}
+
+function bindButtons(socket) {
+  $("pass").onclick = () => socket.send({ type: "pass" });
+  $("undo").onclick = () => socket.send({ type: "undo" });
+  $("resign").onclick = () => {
+    if (confirm("Resign this game?")) socket.send({ type: "resign" });
+  };
+  $("accept").onclick = () => socket.send({ type: "accept_score" });
+}

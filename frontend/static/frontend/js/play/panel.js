@@ -1,0 +1,26 @@
+/** The play page's panel: status, captures, score and the buttons that apply, from each `state` message. */
+
+import { COLOR_NAMES } from "../colors.js";
+import { $ } from "../dom.js";
+
+/** Show the `state` message `m` to the player of colour `human`. */
+export function showState(m, human) {
+  $("error").textContent = "";
+  $("status").textContent = statusText(m, human);
+  $("captures").textContent = `Captures: black ${m.captures.B}, white ${m.captures.W}`;
+  const s = m.score;
+  $("score").textContent = s ? `Score: black ${s.black}, white ${s.white} → ${s.result}` : "";
+  $("accept").hidden = m.phase !== "scoring";
+  for (const id of ["pass", "resign"]) $(id).disabled = m.phase !== "playing";
+  $("undo").disabled = m.phase === "finished";
+}
+
+function statusText(m, human) {
+  if (m.phase === "finished") return `Game over: ${m.result}`;
+  if (m.phase === "scoring") {
+    return "Both passed. Click stones to mark them dead or alive, then accept the score.";
+  }
+  if (m.to_play !== human) return "The bot is thinking…";
+  const passed = m.bot_move === "pass" ? " — the bot passed" : "";
+  return `Your move (${COLOR_NAMES[human]}), move ${m.move_number + 1}${passed}`;
+}

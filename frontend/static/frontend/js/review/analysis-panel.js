@@ -1,0 +1,50 @@
+/**
+ * The review page's analysis of the move shown, in words: the move played next with its rank and
+ * the search's win rate, the candidate list, and the ladders (or why back prediction is missing).
+ */
+
+import { COLOR_NAMES } from "../colors.js";
+import { $, checked } from "../dom.js";
+import { ladderText } from "../ladders.js";
+
+export function showAnalysis(review) {
+  $("played").textContent = playedText(review);
+  showCandidates(review.analysis);
+  $("ladder-info").textContent = ladderInfo(review);
+}
+
+function playedText(review) {
+  const a = review.analysis;
+  const next = review.next;
+  const rank = review.playedRank;
+  let text = next ? `Next: ${COLOR_NAMES[next[0]]} ${next[1]}` : "End of the game";
+  if (rank) text += `, the network's choice #${rank}`;
+  if (a && a.black_winrate !== null && a.black_winrate !== undefined) {
+    const winrate = (100 * a.black_winrate).toFixed(1);
+    text += ` · black win rate ${winrate}% (search, ${a.visits} visits; best ${a.best})`;
+  }
+  return text;
+}
+
+/** List the candidates of analysis `a` (none without one): prior, and the search's win rate and visits. */
+function showCandidates(a) {
+  const ol = $("candidate-list");
+  ol.replaceChildren();
+  for (const c of a ? a.candidates : []) {
+    const li = document.createElement("li");
+    const visits = `${c.visits} visit${c.visits === 1 ? "" : "s"}`;
+    const win = c.winrate === null ? "not searched" : `wins ${(100 * c.winrate).toFixed(1)}%, ${visits}`;
+    li.textContent = `${c.move}: ${(100 * c.prior).toFixed(1)}% · ${win}`;
+    if (c.move === a.best) li.className = "best";
+    ol.appendChild(li);
+  }
+}
+
+function ladderInfo(review) {
+  const position = review.position;
+  if (!position) return "";
+  if ($("heatmap").value === "backpred" && !position.backpred) {
+    return "No back-prediction network is installed (weights/backpred.pt).";
+  }
+  return checked("show-ladders") ? ladderText(position.ladders) : "";
+}

@@ -1,0 +1,37 @@
+/**
+ * What the review board shows: the position at the move shown, with the overlays that the Show
+ * toggles and the heatmap menu pick.
+ */
+
+import { $, checked } from "../dom.js";
+import { moveNumbers } from "../move-numbers.js";
+
+/** The goban's view (goban.js `draw`) of the move shown; `viewer` is the feature-plane viewer. */
+export function boardView(review, viewer) {
+  const n = review.size;
+  const a = review.analysis;
+  const position = review.position;
+  const next = review.next;
+  return {
+    size: n,
+    board: review.board,
+    last: review.lastMove,
+    coords: checked("show-coords"),
+    numbers: checked("show-numbers") ? moveNumbers(review.timeline.moves, review.k, review.board, n) : null,
+    candidates: checked("show-candidates") && a ? a.candidates : null,
+    ladders: checked("show-ladders") && position ? position.ladders : null,
+    heat: heat(review, viewer),
+    played: next && checked("show-played") ? { move: next[1], rank: review.playedRank } : null,
+  };
+}
+
+/** The heatmap the menu picks (policy, back prediction or feature plane), or null. */
+function heat(review, viewer) {
+  const mode = $("heatmap").value;
+  const position = review.position;
+  const n = review.size;
+  if (mode === "policy" && position) return position.policy.slice(0, n * n);
+  if (mode === "backpred" && position && position.backpred) return position.backpred;
+  if (mode === "features") return viewer.heat(review.k);
+  return null;
+}

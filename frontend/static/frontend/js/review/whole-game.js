@@ -1,0 +1,57 @@
+/**
+ * The whole-game analysis on the review page: its buttons, progress bar and status line, and the
+ * entries and mistakes it streams (`analysis_started`, `progress`, `analysis_done`,
+ * `analysis_cancelled`, `cancelling`, `analysis_state` in docs/protocol.md).
+ */
+
+import { $ } from "../dom.js";
+import { showMistakes } from "./mistakes.js";
+
+/**
+ * Follow the whole-game analysis of `review` over `socket`. `render()` redraws the move shown,
+ * `showGraph()` only the graph, `go(k)` moves to move `k`.
+ */
+export function followWholeGameAnalysis(socket, review, { render, showGraph, go }) {
+  const status = (text) => {
+    $("status").textContent = text;
+  };
+  const setAnalysing = (on) => {
+    $("cancel").hidden = !on;
+    $("analyze-game").disabled = on;
+    $("progress").hidden = !on && !review.entries.length;
+  };
+  const setProgress = (max, value) => {
+    $("progress").max = max;
+    $("progress").value = value;
+  };
+  socket.on("analysis_started", () => setAnalysing(true));
+  socket.on("progress", (m) => {
+    setAnalysing(true);
+    review.entries[m.entry.move_number] = m.entry;
+    setProgress(m.total, m.done);
+    status(`Analysing: ${m.done} / ${m.total} positions`);
+    if (m.entry.move_number === review.k) render();
+    else showGraph();
+  });
+  socket.on("analysis_done", (m) => {
+    setAnalysing(false);
+    status("Analysis complete.");
+    showMistakes(m.mistakes, go);
+  });
+  socket.on("analysis_cancelled", (m) => {
+    setAnalysing(false);
+    status(`Analysis cancelled after ${m.done} positions.`);
+  });
+  socket.on("cancelling", () => status("Cancelling…"));
+  socket.on("analysis_state", (m) => {
+    m.results.forEach((e) => {
+      review.entries[e.move_number] = e;
+    });
+    setProgress(Math.max(m.total, 1), m.results.length);
+    setAnalysing(m.status === "pending" || m.status === "running");
+    if (m.results.length) showMistakes(m.mistakes, go);
+    render();
+  });
+  $("analyze-game").onclick = () => socket.send({ type: "analyze_game" });
+  $("cancel").onclick = () => socket.send({ type: "cancel_analysis" });
+}
