@@ -223,6 +223,7 @@ def test_api_visits_are_capped_by_the_setting(client, settings) -> None:
         "/api/analyze", {"boardXSize": 9, "maxVisits": 1000}, content_type="application/json"
     ).json()
     assert body["rootInfo"]["visits"] == 5
+    assert body["maxVisits"] == 5 and "maxVisits 1000 is above this server's cap" in body["warning"]
 
 
 def test_api_ladder_position_shows_the_ladder(client) -> None:

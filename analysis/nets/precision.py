@@ -28,19 +28,23 @@ CPU_BF16_FLAGS = ("avx512_bf16", "amx_bf16")
 DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16}
 
 
+def flags_have_bf16(cpuinfo: str) -> bool:
+    """Return whether the ``flags`` line of ``/proc/cpuinfo`` text names AVX512-BF16 or AMX-BF16."""
+    lines = (line for line in cpuinfo.splitlines() if line.startswith("flags"))
+    flags = next((line.split(":", 1)[1].split() for line in lines), [])
+    return any(flag in flags for flag in CPU_BF16_FLAGS)
+
+
 @functools.cache
 def cpu_has_bf16() -> bool:
-    """Return whether the CPU has native bf16 arithmetic (AVX512-BF16 or AMX), read from /proc/cpuinfo.
+    """Return whether this CPU has native bf16 arithmetic, read once from /proc/cpuinfo.
 
     False where the flags cannot be read (no /proc: bf16 is then never assumed).
     """
     try:
-        text = Path("/proc/cpuinfo").read_text()
+        return flags_have_bf16(Path("/proc/cpuinfo").read_text())
     except OSError:
         return False
-    lines = (line for line in text.splitlines() if line.startswith("flags"))
-    flags = next((line.split(":", 1)[1].split() for line in lines), [])
-    return any(flag in flags for flag in CPU_BF16_FLAGS)
 
 
 def dtype_named(name: str) -> torch.dtype:

@@ -24,7 +24,7 @@ from analysis.go.coords import BLACK, to_gtp
 from analysis.go.position import Position
 from analysis.mcts import Candidate, Evaluator, Search, SearchConfig
 from analysis.review.query import PositionQuery
-from analysis.sgf import GameRecord, SgfError
+from analysis.sgf import GameRecord, SgfError, replay
 from analysis.tactics import ladder
 
 if TYPE_CHECKING:
@@ -114,8 +114,6 @@ def game_positions(
     the caller's to keep.  Raises SgfError (kind ``illegal_move``) for an illegal move (the site
     checks records when it stores them).
     """
-    from analysis.sgf import replay
-
     moves = record.main_line_moves()
     position = replay(record, upto=start, superko=superko)
     for k in range(start, len(moves) + 1):

@@ -1,6 +1,6 @@
 """What a whole-game analysis says about the game: its mistakes and the analysed SGF (no Django).
 
-The entries are those of :func:`analysis.review.analyze_game_position`, one per position:
+The entries are those of :func:`analysis.review.analyze.game_entry`, one per position:
 ``results[k]`` describes the position after k moves.
 """
 

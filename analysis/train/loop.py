@@ -169,6 +169,26 @@ def training_dtype(model: torch.nn.Module, batch: dict, cfg: TrainConfig) -> tor
     return dtype
 
 
+def restore(
+    state: dict, model: torch.nn.Module, optimizer: torch.optim.Optimizer, cfg: TrainConfig
+) -> tuple[PlateauHalving, int, float]:
+    """Load a checkpoint's weights, and its optimizer, schedule and counters when it has them (a
+    training run's ``last.pt``); return (schedule, samples seen, wall seconds).
+
+    A weights-only checkpoint (a shipped network) continues with a fresh optimizer and schedule at
+    ``cfg.lr``, counting from its recorded samples if any.  ``cfg.restart_lr`` restarts the schedule.
+    """
+    model.load_state_dict(state["model"])
+    schedule = PlateauHalving(rate=cfg.lr)
+    if "optimizer" in state:
+        optimizer.load_state_dict(state["optimizer"])
+        schedule = PlateauHalving.from_state(state["schedule"])
+        torch.set_rng_state(state["rng"]["torch"])
+    if cfg.restart_lr:
+        schedule.restart(cfg.restart_lr)
+    return schedule, state.get("samples", 0), state.get("wall_seconds", 0.0)
+
+
 def _rank() -> int:
     return dist.get_rank() if dist.is_initialized() else 0
 
@@ -191,16 +211,9 @@ def train(cfg: TrainConfig) -> dict:
     if cfg.optimizer == "sgd":
         opt_args["momentum"] = 0.9
     optimizer = opt_cls(model.parameters(), **opt_args)
-    schedule = PlateauHalving(rate=cfg.lr)
-    samples, wall = 0, 0.0
+    schedule, samples, wall = PlateauHalving(rate=cfg.lr), 0, 0.0
     if state:
-        model.load_state_dict(state["model"])
-        optimizer.load_state_dict(state["optimizer"])
-        schedule = PlateauHalving.from_state(state["schedule"])
-        if cfg.restart_lr:
-            schedule.restart(cfg.restart_lr)
-        samples, wall = state["samples"], state["wall_seconds"]
-        torch.set_rng_state(state["rng"]["torch"])
+        schedule, samples, wall = restore(state, model, optimizer, cfg)
     net = DistributedDataParallel(model) if distributed else model
 
     world = dist.get_world_size() if distributed else 1

@@ -1,0 +1,64 @@
+"""A game is parsed and replayed once per request, and a review plays forward."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from analysis.review import analyze
+from analysis.sgf import read_sgf, replay
+from frontend import tasks
+from frontend.services import board, games
+from tests.web_helpers import make_game
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def counted(monkeypatch: pytest.MonkeyPatch) -> Counter:
+    """Count the web app's SGF parses and replays."""
+    calls: Counter = Counter()
+    for name in ("read_sgf", "replay"):
+        real = getattr(games, name)
+
+        def counting(*args: object, _real=real, _name=name, **kwargs: object) -> object:
+            calls[_name] += 1
+            return _real(*args, **kwargs)
+
+        monkeypatch.setattr(games, name, counting)
+    return calls
+
+
+def test_a_human_move_parses_and_replays_the_record_once(counted: Counter) -> None:
+    game = make_game("owner")
+    outcome = board.human_move(game.pk, "E5")
+    assert outcome.state["moves"] == [["B", "E5"]] and outcome.bot_expected_moves == 1
+    assert counted == {"read_sgf": 1, "replay": 1}
+
+
+def test_the_bots_reply_reuses_its_loaded_game_under_the_lock(counted: Counter) -> None:
+    game = make_game("owner")
+    board.human_move(game.pk, "E5")
+    counted.clear()
+    assert "move" in tasks.bot_move.apply(args=(game.pk, 1)).get()
+    assert counted == {"read_sgf": 1, "replay": 1}
+    state = board.current(game.pk).state
+    assert len(state["moves"]) == 2 and state["to_play"] == "B"
+
+
+def test_a_review_replays_once_then_plays_forward(monkeypatch: pytest.MonkeyPatch) -> None:
+    record = read_sgf("(;SZ[9]KM[7]AB[aa];W[ee];B[cc];W[gg];B[cg])")
+    replays = []
+
+    def counting(*args: object, **kwargs: object) -> object:
+        replays.append(kwargs.get("upto"))
+        return replay(*args, **kwargs)
+
+    monkeypatch.setattr(analyze, "replay", counting)
+    positions = list(analyze.game_positions(record, start=1, superko=True))
+    assert replays == [1]
+    assert [len(p.moves) for p, _ in positions] == [1, 2, 3, 4]
+    assert [p.superko for p, _ in positions] == [True] * 4
+    for k, (position, _) in enumerate(positions, start=1):
+        assert position.stones().tolist() == replay(record, upto=k).stones().tolist()

@@ -1,0 +1,63 @@
+"""The one position query: the ko rule follows the rules, the query crosses the broker as JSON,
+and the board's and the API's queries are the same kind of value."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from analysis.go.coords import WHITE
+from analysis.review.query import PositionQuery
+from frontend.services import board
+from tests.web_helpers import make_game
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.mark.parametrize(
+    ("rules", "superko"),
+    [("chinese", True), ("tromp-taylor", True), ("aga", True), ("japanese", False), ("Korean", False)],
+)
+def test_the_ko_rule_follows_the_rules(rules: str, superko: bool) -> None:
+    query = PositionQuery(size=9, komi=7.5, rules=rules, visits=8, moves=[["B", "E5"]])
+    assert query.superko is superko and query.position().superko is superko
+
+
+def test_a_query_survives_the_trip_through_json() -> None:
+    query = PositionQuery(size=13, komi=6.5, rules="japanese", visits=50, initial_stones=[["B", "D4"]],
+                          moves=[["W", "K10"], ["B", "pass"]], backpred=True, search_moves=True)
+    again = PositionQuery.from_json(json.loads(json.dumps(query.to_json())))
+    assert again == query and again.move_number == 2
+    position = again.position()
+    assert len(position.moves) == 2 and position.to_play == WHITE
+
+
+def test_setup_stones_alone_give_white_the_move() -> None:
+    stones = [["B", "D4"], ["B", "Q16"]]
+    query = PositionQuery(size=19, komi=0.5, rules="chinese", visits=1, initial_stones=stones)
+    assert query.position().to_play == WHITE
+
+
+@pytest.mark.parametrize(
+    ("stones", "moves", "message"),
+    [
+        ([], ["D4"], "moves[0] must be a [colour, vertex] pair"),
+        ([["B", "Z9"]], [], "initialStones[0]: vertex 'Z9'"),
+        ([], [["B", "E5"], ["W", "E5"]], "moves[1] (move 2): illegal move"),
+    ],
+)
+def test_a_bad_query_names_the_offending_item(stones: list, moves: list, message: str) -> None:
+    with pytest.raises(ValueError) as error:
+        query = PositionQuery(size=9, komi=7.5, rules="chinese", visits=1, initial_stones=stones, moves=moves)
+        query.position()
+    assert str(error.value).startswith(message)
+
+
+@pytest.mark.parametrize(("rules", "superko"), [("chinese", True), ("japanese", False)])
+def test_the_board_analyses_a_position_under_its_games_ko_rule(rules: str, superko: bool, settings) -> None:
+    game = make_game("owner", rules=rules)
+    board.human_move(game.pk, "E5")
+    query = board.position_query(game.pk, 1, ladders=True, backpred=False)
+    assert query.rules == rules and query.position().superko is superko
+    assert query.moves == (("B", "E5"),) and query.visits == settings.GOWEB_REVIEW_VISITS
