@@ -137,9 +137,12 @@ class BoardConsumer(JsonConsumer):
     async def on_accept_score(self) -> None:
         await self.act(board.accept_score)
 
-    async def on_analyze(self, move_number: int, ladders: bool = True, backpred: bool = True) -> None:
+    async def on_analyze(
+        self, move_number: int, ladders: bool = True, backpred: bool = True, network: str = "",
+        backpred_network: str = "",
+    ) -> None:
         make_query = database_sync_to_async(board.position_query)
-        query = await make_query(self.game_id, move_number, ladders, backpred)
+        query = await make_query(self.game_id, move_number, ladders, backpred, network, backpred_network)
         await dispatch.submit(tasks.analyze_position, query.to_json(), self.channel_name)
 
     async def on_analyze_game(self) -> None:

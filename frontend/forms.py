@@ -9,6 +9,7 @@ from analysis.bot.levels import LEVELS
 from analysis.go.handicap import max_fixed_handicap
 from analysis.sgf import GameRecord, SgfError, read_sgf, replay
 from frontend.models import Game
+from frontend.services import engine
 
 
 class NewGameForm(forms.Form):
@@ -21,11 +22,17 @@ class NewGameForm(forms.Form):
     handicap = forms.IntegerField(label="Handicap", min_value=0, max_value=9, initial=0)
     komi = forms.FloatField(label="Komi", min_value=-50, max_value=50, initial=7.5)
     rules = forms.ChoiceField(label="Rules", choices=Game.Rules.choices)
-    bot_level = forms.ChoiceField(
-        label="Bot level",
-        choices=[(name, f"{name}: {level.description}") for name, level in LEVELS.items()],
-        initial="policy",
-    )
+    bot_level = forms.ChoiceField(label="Bot level", initial="policy")
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        """Offer the levels whose network is shipped."""
+        super().__init__(*args, **kwargs)
+        shipped = set(engine.zoo().names("next"))
+        self.fields["bot_level"].choices = [
+            (name, f"{name}: {level.description}")
+            for name, level in LEVELS.items()
+            if not level.network or level.network in shipped
+        ]
 
     def clean(self) -> dict:
         """Check that the handicap fits the board (one stone is no handicap: use 0 and komi 0.5)."""

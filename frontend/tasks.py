@@ -82,8 +82,13 @@ def analyze_position(self, query: dict, reply_channel: str | None = None) -> dic
     """
     try:
         parsed = PositionQuery.from_json(query)
-        backpred = engine.backpred_network() if parsed.backpred else None
-        result = answer_query(parsed, engine.evaluator(), backpred)
+        net = engine.network(parsed.network)
+        backpred = None
+        if parsed.backpred and engine.zoo().names("previous"):
+            backpred = engine.network(parsed.backpred_network, "previous")
+        policy_net = None if net.has_value else net
+        result = answer_query(parsed, engine.evaluator(parsed.network), policy_net, backpred)
+        result["network"] = engine.choose(parsed.network).name
     except Exception as exc:
         if reply_channel:
             notify.to_channel(reply_channel, {"type": "error", "message": f"analysis failed: {exc}"})

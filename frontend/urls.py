@@ -16,5 +16,6 @@ urlpatterns = [
     path("game/<int:pk>/sgf", views.download_sgf, name="sgf"),
     path("game/<int:pk>/delete", views.delete_game, name="delete"),
     path("api/analyze", views.api_analyze, name="api_analyze"),
+    path("api/networks", views.api_networks, name="api_networks"),
     path("healthz", views.healthz, name="healthz"),
 ]

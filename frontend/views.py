@@ -21,7 +21,7 @@ from analysis.sgf import read_sgf, write_sgf
 from frontend import tasks
 from frontend.forms import NewGameForm, ReviewForm
 from frontend.models import Game
-from frontend.services import api, dispatch, games, ratelimit
+from frontend.services import api, dispatch, engine, games, ratelimit
 
 ENGINE_MODULE = "analysis.go._board"
 
@@ -173,6 +173,14 @@ async def api_analyze(request: HttpRequest) -> JsonResponse:
     if analysis["type"] == "error":
         return JsonResponse({"error": analysis["message"]}, status=500)
     return JsonResponse(api.response(job, analysis))
+
+
+@require_safe
+def api_networks(request: HttpRequest) -> JsonResponse:
+    """The shipped networks with their papers and model-card figures, and each role's default."""
+    zoo = engine.zoo()
+    defaults = {role: entry.name for role in ("next", "previous") if (entry := zoo.default(role))}
+    return JsonResponse({"networks": [e.to_json() for e in zoo.entries], "default": defaults})
 
 
 @require_safe

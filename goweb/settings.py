@@ -24,8 +24,8 @@ service (SQLite, in-memory channel layer, Celery tasks run eagerly in-process):
   analysis (default 200), ``GOWEB_REVIEW_CHUNK``: positions per whole-game task message (default 10);
 - ``GOWEB_API_MAX_VISITS``: the cap on ``maxVisits`` of ``/api/analyze`` (default 2000) and
   ``GOWEB_API_TIMEOUT``: seconds it waits for a worker's answer (default 120);
-- ``GOWEB_WEIGHTS`` and ``GOWEB_BACKPRED_WEIGHTS``: the policy/value and back-prediction checkpoints
-  (defaults ``weights/policy.pt`` and ``weights/backpred.pt``; the latter is used only if it exists).
+- ``GOWEB_WEIGHTS_DIR``: the shipped networks, listed with their roles and figures in its
+  ``zoo.json`` (default ``weights/``); the manifest names the default network of each role.
 """
 
 from pathlib import Path
@@ -135,5 +135,4 @@ GOWEB_REVIEW_VISITS = env_int("GOWEB_REVIEW_VISITS", 200)
 GOWEB_REVIEW_CHUNK = env_int("GOWEB_REVIEW_CHUNK", 10)
 GOWEB_API_MAX_VISITS = env_int("GOWEB_API_MAX_VISITS", 2000)
 GOWEB_API_TIMEOUT = env_int("GOWEB_API_TIMEOUT", 120)
-GOWEB_WEIGHTS = Path(env_str("GOWEB_WEIGHTS", str(BASE_DIR / "weights" / "policy.pt")))
-GOWEB_BACKPRED_WEIGHTS = Path(env_str("GOWEB_BACKPRED_WEIGHTS", str(BASE_DIR / "weights" / "backpred.pt")))
+GOWEB_WEIGHTS_DIR = Path(env_str("GOWEB_WEIGHTS_DIR", str(BASE_DIR / "weights")))

@@ -41,7 +41,7 @@ django.setup()
 import goweb.asgi, goweb.urls, frontend.views, frontend.consumers, frontend.tasks, frontend.services.api
 print(json.dumps({"torch": "torch" in sys.modules}))
 from frontend.services import engine
-engine.policy_network()
+engine.network()
 print(json.dumps({"torch": "torch" in sys.modules}))
 """
 

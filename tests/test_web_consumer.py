@@ -9,7 +9,7 @@ from asgiref.sync import sync_to_async
 from django.db import connections
 
 from frontend.models import Analysis, Game
-from frontend.services import dispatch
+from frontend.services import dispatch, engine
 from tests.web_helpers import connect, make_game, new_session, receive_until
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -199,7 +199,7 @@ def test_position_analysis_features_and_game_analysis_stream(settings) -> None:
         assert 0 <= result["winrate"] <= 1 and result["ladders"]["size"] == 9
         assert result["visits"] == 12 and result["best"] in {c["move"] for c in result["candidates"]}
         assert sum(c["visits"] for c in result["candidates"]) <= 11 and "moves" not in result
-        if settings.GOWEB_BACKPRED_WEIGHTS.exists():
+        if engine.zoo().names("previous"):
             assert len(result["backpred"]) == 81 and 0.9 < sum(result["backpred"]) < 1.01
         else:
             assert result["backpred"] is None

@@ -12,7 +12,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from analysis.bot.levels import LEVELS
 from analysis.sgf import read_sgf
 from frontend.models import Analysis, Game
-from frontend.services import dispatch, games
+from frontend.services import dispatch, engine, games
 
 SGF_DIR = Path(__file__).parent / "data" / "sgf"
 pytestmark = pytest.mark.django_db
@@ -59,9 +59,12 @@ def test_only_the_review_page_carries_the_replay(client) -> None:
     assert (timeline["size"], timeline["moves"], len(timeline["boards"])) == (9, [["B", "E5"]], 2)
 
 
-def test_new_game_form_offers_every_bot_level(client) -> None:
+def test_new_game_form_offers_every_bot_level_whose_network_is_shipped(client) -> None:
     page = client.get("/new").content.decode()
-    assert all(f'value="{name}"' in page for name in LEVELS) and "mcts" in " ".join(LEVELS)
+    shipped = set(engine.zoo().names("next"))
+    offered = {name for name, level in LEVELS.items() if not level.network or level.network in shipped}
+    assert all(f'value="{name}"' in page for name in offered) and "mcts" in " ".join(offered)
+    assert not any(f'value="{name}"' in page for name in set(LEVELS) - offered)
 
 
 def test_new_game_form_rejects_bad_settings(client) -> None:
@@ -301,3 +304,24 @@ def test_api_bad_json_method_and_rate_limit(client, settings) -> None:
         for _ in range(3)
     ]
     assert codes == [200, 200, 429]
+
+
+def test_api_lists_the_shipped_networks_with_their_figures(client) -> None:
+    body = client.get("/api/networks").json()
+    names = [n["name"] for n in body["networks"]]
+    assert "golois" in names and body["default"]["next"] == "golois"
+    golois = body["networks"][names.index("golois")]
+    assert golois["role"] == "next" and golois["file"] == "policy.pt" and "Cazenave" in golois["paper"]
+    assert 0.4 < golois["validation"]["top1"] < 1 and "58.5%" in golois["paper_figure"]
+
+
+def test_api_analyzes_with_the_network_named_and_refuses_an_unknown_one(client) -> None:
+    query = {"boardXSize": 9, "maxVisits": 4, "network": "golois", "moves": [["B", "E5"]]}
+    body = client.post("/api/analyze", query, content_type="application/json").json()
+    assert body["network"] == "golois" and body["rootInfo"]["visits"] == 4
+    default = client.post("/api/analyze", {"boardXSize": 9, "maxVisits": 2}, content_type="application/json")
+    assert default.json()["network"] == engine.zoo().default("next").name
+    bad = client.post("/api/analyze", {"network": "alphago"}, content_type="application/json")
+    assert bad.status_code == 400
+    message = bad.json()["error"]
+    assert message.startswith("unknown next-move network 'alphago'; known: ") and "golois" in message

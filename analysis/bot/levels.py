@@ -11,7 +11,12 @@ mcts-200       the same to 200 visits
 mcts-800       the same to 800 visits
 mcts-1600      the same to 1600 visits
 mcts-2s        tree search for at most 2 seconds of wall time per move, as many visits as fit
+darkforest-2s  darkforest's net (next 3 moves, Tian & Zhu 2015) searching 2 s per move with
+               darkforest's tree policy: only the top moves, up to 80% of the prior mass
 =============  ==============================================================
+
+A level plays with the default network unless it names one (``network``: a name of
+``weights/zoo.json``); a level whose network is not shipped cannot be chosen.
 
 A search level's visits count the whole tree under the move it plays, so the
 subtree kept from the previous moves counts too (Leela Zero's ``--visits``); a
@@ -37,6 +42,8 @@ class Level:
     temperature: float = 0.0  # 0: the top (or most visited) move
     visits: int = 0  # mcts levels: the tree's visits to reach (0: no limit)
     seconds: float = 0.0  # mcts levels: wall time per move (0: no limit)
+    network: str = ""  # a shipped network's name; "" plays with the default network
+    tree_policy: str = "puct"  # mcts levels: "puct" or darkforest's top-k ("darkforest")
 
     def __post_init__(self) -> None:
         """Raises ValueError for a search level without a limit in visits or seconds."""
@@ -55,6 +62,8 @@ LEVELS: dict[str, Level] = {
             for n in (50, 200, 800, 1600)
         ),
         Level("mcts-2s", "mcts", "tree search with the network, 2 seconds per move", seconds=2.0),
+        Level("darkforest-2s", "mcts", "darkforest's network and tree policy, 2 seconds per move",
+              seconds=2.0, network="darkforest", tree_policy="darkforest"),
     )
 }
 

@@ -27,7 +27,7 @@ from analysis.bot.resign import resign_threshold
 from analysis.bot.tree import SearchTree
 from analysis.go.position import Position
 from analysis.go.scoring import area_score, estimate_dead
-from analysis.mcts import Evaluator, NetEvaluator, Search, SearchResult, choose_move
+from analysis.mcts import Evaluator, NetEvaluator, Search, SearchConfig, SearchResult, choose_move
 from analysis.play.simple import choose_move as choose_rules_move
 
 if TYPE_CHECKING:
@@ -87,7 +87,8 @@ class Bot:
                 raise ValueError("searching needs a network with a value head")
             if self.evaluator is None:
                 self.evaluator = NetEvaluator(self.net)
-            self._tree = SearchTree(EyeSafeEvaluator(self.evaluator))
+            config = SearchConfig.analysis(tree_policy=self.level.tree_policy)
+            self._tree = SearchTree(EyeSafeEvaluator(self.evaluator), config)
         return self._tree.search_at(position)
 
     def reset(self) -> None:

@@ -15,16 +15,17 @@ class SearchTree:
     colour changed out of turn) a new tree is started.
     """
 
-    def __init__(self, evaluator: Evaluator) -> None:
-        """Search with ``evaluator`` and the default (analysis, noise-free) SearchConfig."""
+    def __init__(self, evaluator: Evaluator, config: SearchConfig | None = None) -> None:
+        """Search with ``evaluator`` and ``config`` (default: the analysis preset, noise-free)."""
         self.evaluator = evaluator
+        self.config = config or SearchConfig.analysis()
         self.search: Search | None = None
         self._root: Position | None = None
 
     def search_at(self, position: Position) -> Search:
         """Return the search rooted at ``position`` (not modified): the old tree advanced, or a new one."""
         if not self._follow(position):
-            self.search = Search(position, self.evaluator, SearchConfig.analysis())
+            self.search = Search(position, self.evaluator, self.config)
         self._root = position.copy()
         assert self.search is not None
         return self.search

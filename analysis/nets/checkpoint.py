@@ -16,9 +16,9 @@ import torch
 from torch import nn
 
 from analysis.nets.presets import build, config_from_dict
+from analysis.nets.zoo import WEIGHTS_DIR
 
 FORMAT = 1
-WEIGHTS_DIR = Path(__file__).resolve().parents[2] / "weights"
 DEFAULT_WEIGHTS = WEIGHTS_DIR / "policy.pt"
 
 

@@ -59,6 +59,7 @@ def position_analysis(
     top: int = TOP_MOVES,
     include_policy: bool = False,
     include_search: bool = False,
+    policy: np.ndarray | None = None,
 ) -> dict:
     """Search ``position`` for ``visits`` visits (at least the root's own) and return its analysis.
 
@@ -71,11 +72,13 @@ def position_analysis(
       with the same fields and ``order`` their rank by visits (KataGo's ``moveInfos``);
     - ``policy`` (with ``include_policy``): the network's ``size*size + 1`` probabilities.
 
+    The candidates come from ``policy`` when given (another network's), else from the evaluator's.
     Raises whatever the evaluator raises.
     """
     size = position.size
     result = Search(position, evaluator, SearchConfig.analysis()).run(max_visits=max(1, visits))
-    policy = evaluator.evaluate([position])[0][0]  # the root's, from the evaluator's cache
+    if policy is None:
+        policy = evaluator.evaluate([position])[0][0]  # the root's, from the evaluator's cache
     searched = {c.move: c for c in result.candidates}
     order = [int(p) for p in np.argsort(-policy, kind="stable")[:top] if policy[p] > 0]
     analysis = {
@@ -156,16 +159,25 @@ def backpred_heatmap(network: Network, position: Position) -> list[float]:
     return [round(float(p), 4) for p in network.predict([position]).policy[0, :-1]]
 
 
-def answer_query(query: PositionQuery, evaluator: Evaluator, backpred: Network | None = None) -> dict:
+def answer_query(
+    query: PositionQuery,
+    evaluator: Evaluator,
+    policy_net: Network | None = None,
+    backpred: Network | None = None,
+) -> dict:
     """Return the ``analysis`` message answering ``query`` (see ``docs/protocol.md``):
     :func:`position_analysis` with ``type`` and ``move_number``, the ``ladders`` overlay (or
     None) and the ``backpred`` heatmap (None without a back-prediction network or a move).
+    ``policy_net`` gives the candidates and policy instead of the evaluator's network (a
+    next-move network without a value head, whose win rates come from ``evaluator``).
 
     Raises ValueError for a query whose position cannot be built, and whatever the evaluator raises.
     """
     position = query.position()
+    policy = policy_net.predict([position]).policy[0] if policy_net is not None else None
     analysis = position_analysis(
-        position, evaluator, query.visits, include_policy=query.policy, include_search=query.search_moves
+        position, evaluator, query.visits, include_policy=query.policy, include_search=query.search_moves,
+        policy=policy,
     )
     heatmap = None
     if query.backpred and backpred is not None and position.moves:

@@ -25,7 +25,8 @@ class PositionQuery:
     ``visits`` is the search's budget, already defaulted and capped by whoever built the query.
     ``move_number`` is echoed back (by default the number of moves).  ``ladders`` adds the ladder
     overlay, ``backpred`` the back-prediction heatmap, ``search_moves`` every visited move (KataGo's
-    ``moveInfos``) and ``policy`` the network's probabilities of every move.
+    ``moveInfos``) and ``policy`` the network's probabilities of every move.  ``network`` and
+    ``backpred_network`` name shipped networks (``weights/zoo.json``); empty means the default.
     """
 
     size: int
@@ -39,6 +40,8 @@ class PositionQuery:
     backpred: bool = False
     search_moves: bool = False
     policy: bool = True
+    network: str = ""
+    backpred_network: str = ""
 
     def __post_init__(self) -> None:
         """Freeze the stone lists as tuples and default ``move_number`` to the number of moves."""

@@ -15,7 +15,9 @@ from django.conf import settings
 from analysis.go.coords import MAX_SIZE, MIN_SIZE
 from analysis.go.position import Position
 from analysis.go.rules import AREA_RULES, TERRITORY_RULES
+from analysis.nets.zoo import UnknownNetwork
 from analysis.review.query import PositionQuery
+from frontend.services import engine
 
 RULES = AREA_RULES | TERRITORY_RULES | {"tromp_taylor", "stone_scoring"}
 MAX_MOVES = 2000
@@ -78,6 +80,11 @@ def parse(query: Any) -> Job:
     if not 1 <= visits <= MAX_VISITS:
         raise ApiError(f"'maxVisits' must be {what}")
     include_policy = _get(query, "includePolicy", bool, False, "a boolean")
+    network = _get(query, "network", str, "", "a string: a network's name (GET /api/networks)")
+    try:
+        network = engine.choose(network).name
+    except UnknownNetwork as e:
+        raise ApiError(str(e)) from None
     analysis = PositionQuery(
         size=size,
         komi=komi,
@@ -89,6 +96,7 @@ def parse(query: Any) -> Job:
         backpred=False,
         search_moves=True,
         policy=include_policy,
+        network=network,
     )
     try:
         position = analysis.position()
@@ -105,6 +113,7 @@ def response(job: Job, analysis: dict) -> dict:
     answer = {
         "id": job.id,
         "turnNumber": len(job.query.moves),
+        "network": job.query.network,
         "maxVisits": job.query.visits,
         "moveInfos": [{k: info[k] for k in MOVE_FIELDS} for info in analysis["moves"]],
         "rootInfo": {

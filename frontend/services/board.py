@@ -19,7 +19,7 @@ from analysis.review.query import PositionQuery
 from analysis.review.report import mistakes
 from analysis.sgf import replay
 from frontend.models import Analysis, Game
-from frontend.services import games
+from frontend.services import engine, games
 
 
 @dataclass(frozen=True)
@@ -83,8 +83,22 @@ def _check_move_number(record_moves: int, move_number: int) -> None:
         raise games.GameError(f"move_number must be between 0 and {record_moves}, got {move_number}")
 
 
-def position_query(game_id: int, move_number: int, ladders: bool, backpred: bool) -> PositionQuery:
-    """Return the query of the position after ``move_number`` moves, searched to ``GOWEB_REVIEW_VISITS``."""
+def position_query(
+    game_id: int,
+    move_number: int,
+    ladders: bool,
+    backpred: bool,
+    network: str = "",
+    backpred_network: str = "",
+) -> PositionQuery:
+    """Return the query of the position after ``move_number`` moves, searched to
+    ``GOWEB_REVIEW_VISITS`` with the networks named (empty: the defaults).
+
+    Raises GameError for a move number out of range, UnknownNetwork for a network not shipped.
+    """
+    network = engine.choose(network).name
+    if backpred and backpred_network:
+        engine.choose(backpred_network, "previous")
     game = Game.objects.get(pk=game_id)
     record = games.record_of(game)
     moves = record.main_line_moves()
@@ -102,6 +116,8 @@ def position_query(game_id: int, move_number: int, ladders: bool, backpred: bool
         move_number=move_number,
         ladders=ladders,
         backpred=backpred,
+        network=network,
+        backpred_network=backpred_network,
     )
 
 
