@@ -150,6 +150,10 @@ class BoardConsumer(JsonConsumer):
         await self.send_json({"type": "analysis_started", "analysis": analysis_id})
         await dispatch.submit(tasks.analyze_game, analysis_id)
 
+    async def on_compare(self, a: str, b: str) -> None:
+        names = board.comparison_networks(a, b)
+        await dispatch.submit(tasks.compare_networks, self.game_id, names, self.channel_name)
+
     async def on_cancel_analysis(self) -> None:
         analysis_id = await database_sync_to_async(board.cancel_game_analysis)(self.game_id)
         await self.send_json({"type": "cancelling", "analysis": analysis_id})

@@ -20,10 +20,12 @@ from django.db import OperationalError
 
 from analysis.go.coords import to_gtp
 from analysis.go.position import Position
+from analysis.go.rules import uses_superko
+from analysis.review import compare
 from analysis.review.analyze import answer_query
 from analysis.review.query import PositionQuery
 from frontend.models import Game
-from frontend.services import engine, game_analysis, games, notify
+from frontend.services import board, engine, game_analysis, games, notify
 
 # Tasks that survive a worker's death (acknowledged after they run, requeued when the worker
 # is lost) and retry a few times when the database is briefly unreachable.
@@ -96,6 +98,27 @@ def analyze_position(self, query: dict, reply_channel: str | None = None) -> dic
     if reply_channel:
         notify.to_channel(reply_channel, result)
     return result
+
+
+@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=2)
+def compare_networks(self, game_id: int, names: list[str], reply_channel: str) -> dict:
+    """Compare the next-move networks ``names`` on game ``game_id`` and send ``reply_channel`` a
+    ``comparison`` message (:func:`analysis.review.compare.compare_networks`, with the search's
+    choices of the game's latest whole-game analysis).  A failure sends an ``error`` message and
+    propagates.
+    """
+    try:
+        loaded = Game.objects.get(pk=game_id)
+        networks = {name: engine.network(name) for name in names}
+        result = compare.compare_networks(
+            games.record_of(loaded), networks, uses_superko(loaded.rules), board.search_choices(game_id)
+        )
+    except Exception as exc:
+        notify.to_channel(reply_channel, {"type": "error", "message": f"comparison failed: {exc}"})
+        raise
+    message = {"type": "comparison", **result}
+    notify.to_channel(reply_channel, message)
+    return {"networks": names, "positions": len(result["positions"])}
 
 
 @shared_task(**DURABLE)

@@ -13,6 +13,7 @@ urlpatterns = [
     path("review", views.upload, name="upload"),
     path("game/<int:pk>/", views.play, name="play"),
     path("game/<int:pk>/review", views.review, name="review"),
+    path("game/<int:pk>/compare", views.compare, name="compare"),
     path("game/<int:pk>/sgf", views.download_sgf, name="sgf"),
     path("game/<int:pk>/delete", views.delete_game, name="delete"),
     path("api/analyze", views.api_analyze, name="api_analyze"),

@@ -16,6 +16,7 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 
 from analysis.features import FEATURE_SETS
 from analysis.go.rules import rules_kind
+from analysis.nets.zoo import Zoo
 from analysis.review.report import annotate
 from analysis.sgf import read_sgf, write_sgf
 from frontend import tasks
@@ -88,18 +89,49 @@ def play(request: HttpRequest, pk: int) -> HttpResponse:
 def review(request: HttpRequest, pk: int) -> HttpResponse:
     """The review board of a game: navigation, analysis, overlays and feature planes.
 
-    Only this page gets the replay (``timeline``) and the feature sets' planes.
+    Only this page gets the replay (``timeline``) and the feature sets' planes.  The networks
+    menus offer the shipped networks of each role, the default first.
     """
     game = session_game(request, pk)
+    zoo = engine.zoo()
     context = {
         "game": game,
         "timeline": games.timeline(games.record_of(game)),
+        "networks": _by_default(zoo, "next"),
+        "backpred_networks": _by_default(zoo, "previous"),
         "feature_sets": {
             name: [{"name": p.name, "description": p.description} for p in fs.planes]
             for name, fs in FEATURE_SETS.items()
         },
     }
     return render(request, "frontend/review.html", context)
+
+
+def _by_default(zoo: Zoo, role: str) -> list[str]:
+    """Return the names of the shipped networks of ``role``, the default first."""
+    default = zoo.default(role)
+    names = zoo.names(role)
+    return sorted(names, key=lambda name: name != (default.name if default else None))
+
+
+@require_safe
+def compare(request: HttpRequest, pk: int) -> HttpResponse:
+    """Two next-move networks side by side on a game (``?a=NAME&b=NAME``; by default the first two
+    shipped): their top 10 at every move, the moves both rank highly, the per-game table of each
+    network's top-1/5/10 on the moves played, and the game's surprising moves."""
+    game = session_game(request, pk)
+    names = engine.zoo().names("next")
+    a = request.GET.get("a") if request.GET.get("a") in names else (names[0] if names else "")
+    others = [n for n in names if n != a]
+    b = request.GET.get("b") if request.GET.get("b") in others else (others[0] if others else "")
+    context = {
+        "game": game,
+        "timeline": games.timeline(games.record_of(game)),
+        "networks": [engine.zoo().entry(n).to_json() for n in names],
+        "a": a,
+        "b": b,
+    }
+    return render(request, "frontend/compare.html", context)
 
 
 @require_http_methods(["GET", "POST"])

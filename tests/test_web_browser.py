@@ -7,6 +7,7 @@ test keeps a screenshot in ``test-artifacts/screenshots/`` at the repository roo
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import sqlite3
@@ -18,8 +19,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import torch
 
 from analysis.bench.webstack import free_port
+from analysis.features import get_feature_set
+from analysis.nets import checkpoint
+from analysis.nets.golois import GoloisConfig
+from analysis.nets.presets import build
 
 CHROMIUM = "/usr/bin/chromium"
 ROOT = Path(__file__).resolve().parent.parent
@@ -36,7 +42,7 @@ REVIEW_SGF = "(;GM[1]FF[4]SZ[9]KM[7.5]RE[B+R];B[ee];W[cc];B[gc];W[cg];B[gg];W[dd
 class Site:
     """The site served by daphne from a subprocess; ``restart`` stops and starts it on the same port."""
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, **env: str) -> None:
         self.directory = directory
         self.database = directory / "site.sqlite3"
         self.env = {
@@ -44,6 +50,7 @@ class Site:
             "GOWEB_SQLITE_PATH": str(self.database),
             "DJANGO_DEBUG": "1",
             "GOWEB_REVIEW_VISITS": "8",
+            **env,
         }
         for name in ("REDIS_URL", "CELERY_BROKER_URL", "DATABASE_URL"):
             self.env.pop(name, None)
@@ -290,3 +297,50 @@ def test_pages_fit_a_phone(browser, site: Site, where: str) -> None:
         page.screenshot(path=str(SCREENSHOTS / f"phone-{where}.png"), full_page=True)
     finally:
         context.close()
+
+
+@pytest.fixture(scope="module")
+def two_network_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
+    """The site with two next-move networks: the default weights and a small untrained net."""
+    weights = tmp_path_factory.mktemp("weights")
+    shutil.copy(ROOT / "weights" / "policy.pt", weights / "policy.pt")
+    torch.manual_seed(0)
+    small = build(GoloisConfig(get_feature_set("golois").num_planes, 1, 8, value_head=True))
+    checkpoint.save(weights / "small.pt", small, "golois-b1c8")
+    entry = {"role": "next", "paper": "test", "paper_figure": "none", "validation": {}}
+    zoo = {"default": {"next": "golois"}, "networks": [
+        {**entry, "name": "golois", "file": "policy.pt", "title": "the default net"},
+        {**entry, "name": "small", "file": "small.pt", "title": "an untrained net"},
+    ]}
+    (weights / "zoo.json").write_text(json.dumps(zoo))
+    served = Site(tmp_path_factory.mktemp("site"), GOWEB_WEIGHTS_DIR=str(weights))
+    served.start()
+    try:
+        yield served
+    finally:
+        served.stop()
+
+
+def test_compare_two_networks_move_by_move(page, two_network_site: Site) -> None:
+    site = two_network_site
+    upload(page, site, REVIEW_SGF)
+    page.click("#compare")
+    page.wait_for_selector("#summary tbody tr")
+    assert (page.locator("#net-a").input_value(), page.locator("#net-b").input_value()) == ("golois", "small")
+    rows = page.locator("#summary tbody tr")
+    assert rows.count() == 2 and rows.nth(0).inner_text().startswith("golois")
+    assert all("%" in rows.nth(i).inner_text() for i in range(2))
+    assert page.locator("#goban-a .candidates circle").count() == 10
+    assert page.locator("#goban-b .candidates circle").count() == 10
+    assert page.locator("#list-a li").count() == 11 and page.locator("#list-b li").count() == 11
+    shared = page.locator("#list-a li.shared").count()
+    assert shared == page.locator("#goban-a .cand.shared").count()  # the same moves, marked on the board
+    assert "ranked golois #" in page.locator("#played").inner_text()
+    page.select_option("#surprise-filter", "b")  # the untrained net misses most moves
+    first = page.locator("#surprises li a").first
+    move = int(first.inner_text().split(":")[0].removeprefix("move "))
+    first.click()
+    assert page.locator("#move-label").inner_text() == f"{move - 1} / 7"
+    page.keyboard.press("ArrowRight")
+    assert page.locator("#move-label").inner_text() == f"{move} / 7"
+    assert page.locator("#net-b option[value=golois]").is_disabled()  # A shows it: B cannot

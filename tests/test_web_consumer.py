@@ -251,3 +251,23 @@ def test_game_analysis_can_be_cancelled(settings) -> None:
     asyncio.run(scenario())
     analysis = Analysis.objects.get(game=game)
     assert analysis.status == "cancelled"
+
+
+def test_comparing_networks_refuses_the_same_one_twice_and_unknown_ones() -> None:
+    key = new_session()
+    game = make_game(key)
+
+    async def scenario() -> None:
+        ws = await connect(game.pk, key)
+        await receive_until(ws, is_state)
+        await ws.send_json_to({"type": "compare", "a": "golois", "b": "golois"})
+        same = await receive_until(ws, lambda m: m["type"] == "error")
+        assert same["message"] == "choose two different networks to compare"
+        await ws.send_json_to({"type": "compare", "a": "golois", "b": "alphago"})
+        unknown = await receive_until(ws, lambda m: m["type"] == "error")
+        assert unknown["message"].startswith("unknown next-move network 'alphago'; known: golois")
+        await ws.send_json_to({"type": "ping"})
+        assert (await receive_until(ws, lambda m: m["type"] == "pong")) == {"type": "pong"}
+        await ws.disconnect()
+
+    asyncio.run(scenario())

@@ -148,6 +148,24 @@ def feature_plane(game_id: int, move_number: int, set_name: str, plane: str) -> 
     }
 
 
+def comparison_networks(a: str, b: str) -> list[str]:
+    """Return the two next-move networks to compare, checked: shipped and different.
+
+    Raises UnknownNetwork for a network that is not shipped, GameError for the same one twice.
+    """
+    names = [engine.choose(a).name, engine.choose(b).name]
+    if names[0] == names[1]:
+        raise games.GameError("choose two different networks to compare")
+    return names
+
+
+def search_choices(game_id: int) -> list[str | None]:
+    """Return the search's choice at each position from the game's latest whole-game analysis
+    (as far as it went), or an empty list when there is none."""
+    latest = Analysis.objects.filter(game_id=game_id).exclude(results=[]).first()
+    return [entry.get("best") for entry in latest.results] if latest is not None else []
+
+
 def start_game_analysis(game_id: int) -> int:
     """Create an Analysis for the game and return its id; refuse if one is already running."""
     game = Game.objects.get(pk=game_id)

@@ -22,6 +22,7 @@ MESSAGES: dict[str, dict[str, tuple[type, bool]]] = {
         "backpred_network": (str, False),
     },
     "analyze_game": {},
+    "compare": {"a": (str, True), "b": (str, True)},
     "cancel_analysis": {},
     "features": {"move_number": (int, True), "set": (str, True), "plane": (str, True)},
 }

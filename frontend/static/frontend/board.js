@@ -1,9 +1,10 @@
 /**
- * The board pages' entry module (play and review): runs the page the layout's `data-page` names
+ * The board pages' entry module (play, review, compare): runs the page the layout's `data-page` names
  * over the board websocket of the game in `data-game` (docs/protocol.md). No build step: the
  * modules under js/ are native ES modules, loaded by relative imports.
  */
 
+import { comparePage } from "./js/compare.js";
 import { $ } from "./js/dom.js";
 import { playPage } from "./js/play.js";
 import { reviewPage } from "./js/review.js";
@@ -16,6 +17,10 @@ const socket = new BoardSocket(layout.dataset.game, () => {
 socket.on("error", (m) => {
   $("error").textContent = m.message;
 });
-if (layout.dataset.page === "play") playPage(socket, layout.dataset.human);
-else reviewPage(socket);
+const pages = {
+  play: () => playPage(socket, layout.dataset.human),
+  review: () => reviewPage(socket),
+  compare: () => comparePage(socket),
+};
+pages[layout.dataset.page]();
 socket.connect();

@@ -20,13 +20,17 @@ function shade(g, p, v, n) {
   el("rect", { ...square, "fill-opacity": opacity }, g);
 }
 
-/** Circle each candidate on an empty point with its prior in percent; the first one (order 0) is the best. */
+/**
+ * Circle each candidate on an empty point with its prior in percent; the first one (order 0) is
+ * the best, and one marked `shared` (in another network's top moves too) gets a gold ring.
+ */
 export function drawCandidates(svg, candidates, board, n) {
   const g = el("g", { class: "candidates" }, svg);
   for (const c of candidates) {
     const p = fromGtp(c.move, n);
     if (!p || board[p.row * n + p.col] !== ".") continue;
-    el("circle", { cx: p.col, cy: p.row, r: 0.44, class: c.order === 0 ? "cand best" : "cand" }, g);
+    const cls = ["cand", c.order === 0 ? "best" : "", c.shared ? "shared" : ""].filter(Boolean).join(" ");
+    el("circle", { cx: p.col, cy: p.row, r: 0.44, class: cls }, g);
     el("text", { x: p.col, y: p.row }, g, `${Math.round(c.prior * 100)}`);
   }
 }

@@ -15,6 +15,9 @@ import { followWholeGameAnalysis } from "./review/whole-game.js";
 
 const TOGGLES = ["show-candidates", "show-played", "show-ladders", "show-numbers", "show-coords"];
 
+/** The networks the menus name (an empty menu: the server's default). */
+const networks = () => ({ network: $("network").value, backpred_network: $("backpred-network").value });
+
 /** Run the review page over `socket`, from the `timeline` and `feature-sets` the template embeds. */
 export function reviewPage(socket) {
   const svg = $("goban");
@@ -31,7 +34,7 @@ export function reviewPage(socket) {
   };
   /** Ask for what the move shown needs (its analysis, its feature plane), and show it. */
   const request = () => {
-    if (!review.positions.has(review.k)) socket.send({ type: "analyze", move_number: review.k });
+    if (!review.positions.has(review.k)) socket.send({ type: "analyze", move_number: review.k, ...networks() });
     if (viewer.active) viewer.request();
     render();
   };
@@ -55,6 +58,12 @@ export function reviewPage(socket) {
   followWholeGameAnalysis(socket, review, { render, showGraph, go });
   bindNavigation(svg, review, go);
   for (const id of TOGGLES) $(id).onchange = render;
+  for (const id of ["network", "backpred-network"]) {
+    $(id).onchange = () => {
+      review.positions.clear();
+      request();
+    };
+  }
   $("heatmap").onchange = () => {
     viewer.show(viewer.active);
     render();

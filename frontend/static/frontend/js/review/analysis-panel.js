@@ -18,7 +18,7 @@ function playedText(review) {
   const next = review.next;
   const rank = review.playedRank;
   let text = next ? `Next: ${COLOR_NAMES[next[0]]} ${next[1]}` : "End of the game";
-  if (rank) text += `, the network's choice #${rank}`;
+  if (rank) text += `, ${a?.network ?? "the network"}'s choice #${rank}`;
   if (a && a.black_winrate !== null && a.black_winrate !== undefined) {
     const winrate = (100 * a.black_winrate).toFixed(1);
     text += ` · black win rate ${winrate}% (search, ${a.visits} visits; best ${a.best})`;

@@ -1,0 +1,133 @@
+"""Two (or more) networks side by side on one game: their top moves at every position, the moves
+they agree on, how well each predicts the moves played, and the game's surprising moves.
+
+No Go GUI has this view (``../shared/PRODUCT.md``).  Every position of the game is evaluated once
+per network, in batches, through the one inference path (:class:`~analysis.nets.inference.Network`).
+A move is *surprising* for a network when the move played is outside its top 10, and a search
+*disagrees* with a network where the search's choice (from a whole-game analysis, when there is
+one) is not the network's first choice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from analysis.go.coords import to_gtp
+from analysis.review.analyze import game_positions, move_rank
+from analysis.sgf import GameRecord
+
+if TYPE_CHECKING:
+    from analysis.nets.inference import Network
+
+TOP = 10
+RANKS = (1, 5, 10)  # the per-game table: how often the move played is in each network's top k
+
+
+def _top(policy: np.ndarray, size: int, top: int) -> list[dict]:
+    """Return the ``top`` moves of ``policy`` (best first) as ``{"move", "prior"}``."""
+    order = [int(p) for p in np.argsort(-policy, kind="stable")[:top] if policy[p] > 0]
+    return [{"move": to_gtp(p, size), "prior": round(float(policy[p]), 4)} for p in order]
+
+
+@dataclass
+class _Tally:
+    """One network's counts over a game."""
+
+    positions: int = 0
+    in_top: dict[int, int] = field(default_factory=lambda: dict.fromkeys(RANKS, 0))
+    log_prior: float = 0.0
+    searched: int = 0
+    agreed: int = 0
+    outside_top10: list[int] = field(default_factory=list)
+    search_disagrees: list[int] = field(default_factory=list)
+
+    def add(
+        self, k: int, policy: np.ndarray, played: int | None, first: str | None, search: str | None
+    ) -> None:
+        """Count position ``k``: the move ``played`` (a point, or None at the end), the network's
+        ``first`` choice and the search's (GTP, or None)."""
+        if played is not None:
+            rank = move_rank(policy, played)
+            self.positions += 1
+            self.log_prior += float(np.log(max(float(policy[played]), 1e-9)))
+            for r in RANKS:
+                self.in_top[r] += rank <= r
+            if rank > TOP:
+                self.outside_top10.append(k)
+        if search is not None and first is not None:
+            self.searched += 1
+            self.agreed += first == search
+            if first != search:
+                self.search_disagrees.append(k)
+
+    def summary(self) -> dict:
+        """Return the rates (None where nothing was counted)."""
+        n = self.positions
+        out: dict = {"positions": n, "searched": self.searched}
+        out |= {f"top{r}": round(self.in_top[r] / n, 4) if n else None for r in RANKS}
+        out["mean_log_prior"] = round(self.log_prior / n, 4) if n else None
+        out["agree_with_search"] = round(self.agreed / self.searched, 4) if self.searched else None
+        return out
+
+
+def _net_info(policy: np.ndarray, played: int | None, size: int) -> dict:
+    """Return one network's view of a position: its top moves and the rank and prior of the move played."""
+    info = {"top": _top(policy, size, TOP), "played_rank": None, "played_prior": None}
+    if played is not None:
+        info["played_rank"] = move_rank(policy, played)
+        info["played_prior"] = round(float(policy[played]), 5)
+    return info
+
+
+def compare_networks(
+    record: GameRecord,
+    networks: Mapping[str, Network],
+    superko: bool = False,
+    search_best: Sequence[str | None] = (),
+) -> dict:
+    """Return the comparison of ``networks`` (name -> next-move network) on the main line of ``record``.
+
+    - ``positions``: one entry per position (move number k = 0..moves): ``move_number``,
+      ``played`` (the move played next, GTP, or None at the end), ``search`` (the search's choice
+      when ``search_best`` has it), ``nets`` (per network: ``top``, its top 10 moves with their
+      probabilities, ``played_rank`` and ``played_prior``), and ``shared`` (the moves in every
+      network's top 10);
+    - ``summary``: per network, ``positions`` scored, ``top1``/``top5``/``top10`` (the fraction of
+      moves played that were in its top k), ``mean_log_prior`` of the moves played, and
+      ``agree_with_search`` (how often its first choice was the search's, over the ``searched``
+      positions);
+    - ``surprises``: per network, ``outside_top10`` (the move numbers whose move played was outside
+      its top 10) and ``search_disagrees`` (where the search's choice was not its first choice).
+
+    Raises ValueError for an empty ``networks``, and SgfError for a record that cannot be replayed.
+    """
+    if not networks:
+        raise ValueError("no networks to compare")
+    size = record.size
+    replayed = list(game_positions(record, superko=superko))
+    positions = [p for p, _ in replayed]
+    policies = {name: net.predict(positions).policy for name, net in networks.items()}  # batched by the net
+    tallies = {name: _Tally() for name in networks}
+    entries = []
+    for k, (_, next_move) in enumerate(replayed):
+        played = None if next_move is None else next_move[1]
+        search = search_best[k] if k < len(search_best) else None
+        nets = {name: _net_info(policies[name][k], played, size) for name in networks}
+        for name, info in nets.items():
+            first = info["top"][0]["move"] if info["top"] else None
+            tallies[name].add(k, policies[name][k], played, first, search)
+        shared = set.intersection(*({m["move"] for m in info["top"]} for info in nets.values()))
+        entries.append({"move_number": k, "played": None if played is None else to_gtp(played, size),
+                        "search": search, "nets": nets, "shared": sorted(shared)})
+    return {
+        "size": size,
+        "networks": list(networks),
+        "positions": entries,
+        "summary": {name: t.summary() for name, t in tallies.items()},
+        "surprises": {name: {"outside_top10": t.outside_top10, "search_disagrees": t.search_disagrees}
+                      for name, t in tallies.items()},
+    }

@@ -1,0 +1,71 @@
+"""Two networks side by side on a game (analysis.review.compare), with fake networks whose
+preferences are known."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from analysis.go.coords import from_gtp
+from analysis.go.position import Position
+from analysis.nets.inference import Prediction
+from analysis.review.compare import compare_networks
+from analysis.sgf import read_sgf
+
+GAME = "(;SZ[9]KM[7];B[ee];W[cc];B[gc];W[aa])"  # E5 C7 G7 A9
+
+
+class Ranking:
+    """A fake next-move network that ranks its favourite points first, in order, then the other empty
+    points by index, highest first (so the corner A9 comes last)."""
+
+    def __init__(self, favourites: Sequence[str]) -> None:
+        self.order = [from_gtp(v, 9) for v in favourites]
+
+    def predict(self, positions: Sequence[Position]) -> Prediction:
+        heads = np.zeros((len(positions), 1, 82), dtype=np.float32)
+        for i, pos in enumerate(positions):
+            legal = np.append(pos.legal_points(), False)
+            weights = legal * 0.001 * (1 + np.arange(82) / 100)  # the others: A9 (point 0) last
+            for rank, point in enumerate(self.order):
+                if legal[point]:
+                    weights[point] = 1.0 / (rank + 1)
+            heads[i, 0] = weights / weights.sum()
+        return Prediction(heads, None)
+
+
+def test_both_networks_top_moves_ranks_and_shared_moves_at_every_position() -> None:
+    a = Ranking(["E5", "C7", "G7", "C3", "G3"])
+    b = Ranking(["C7", "E5", "D4", "F6", "G7"])
+    result = compare_networks(read_sgf(GAME), {"a": a, "b": b}, superko=True)
+    assert result["networks"] == ["a", "b"] and len(result["positions"]) == 5
+    first = result["positions"][0]
+    assert first["played"] == "E5" and first["search"] is None
+    assert [m["move"] for m in first["nets"]["a"]["top"][:3]] == ["E5", "C7", "G7"]
+    assert first["nets"]["a"]["played_rank"] == 1 and first["nets"]["b"]["played_rank"] == 2
+    assert {"E5", "C7", "G7"} <= set(first["shared"]) and "C3" not in first["shared"]
+    assert all(len(p["nets"]["a"]["top"]) == 10 for p in result["positions"])
+    end = result["positions"][-1]
+    assert end["played"] is None and end["nets"]["a"]["played_rank"] is None
+
+
+def test_the_per_game_table_counts_the_moves_played_in_each_top_k() -> None:
+    a = Ranking(["E5", "C7", "G7", "C3", "G3"])
+    result = compare_networks(read_sgf(GAME), {"a": a, "b": Ranking(["D4"])})
+    table = result["summary"]["a"]
+    # E5, C7 and G7 are a's first choice when played; A9 (a corner) is far down its list
+    assert table["positions"] == 4 and table["top1"] == table["top5"] == table["top10"] == 0.75
+    assert result["surprises"]["a"]["outside_top10"] == [3]
+    b = result["summary"]["b"]
+    assert b["top1"] == 0.0 and b["top1"] <= b["top5"] <= b["top10"]
+
+
+def test_the_search_disagreements_come_from_the_whole_game_analysis() -> None:
+    a = Ranking(["E5", "C7", "G7"])
+    search = ["E5", "D4", "G7", None]
+    result = compare_networks(read_sgf(GAME), {"a": a, "b": Ranking(["C7"])}, search_best=search)
+    assert result["positions"][1]["search"] == "D4"
+    assert result["surprises"]["a"]["search_disagrees"] == [1]
+    table = result["summary"]["a"]
+    assert table["searched"] == 3 and table["agree_with_search"] == round(2 / 3, 4)
