@@ -226,11 +226,18 @@ class Example:
     next_move: int
     previous: int  # -1 at the start of a game
     value: float  # for the player to move; NaN if unknown
-    ranks: dict[int, str]
+    later: tuple[int, ...] = ()  # the moves played after the next one (darkforest's steps 2, 3...)
 
     def context(self) -> FeatureContext:
-        """The feature context of the position, with the players' ranks."""
-        return FeatureContext(self.position, self.ranks)
+        """The feature context of the position, without the players' ranks, as in training.
+
+        Every training game is 9d against 9d, so darkforest's rank planes could teach the nets
+        nothing: they are left at "rank unknown" (zero) in training, validation and on the site.
+        """
+        return FeatureContext(self.position)
+
+
+LATER_MOVES = 2  # moves after the next one kept with each fixed example (darkforest predicts 3)
 
 
 def fixed_positions(
@@ -265,7 +272,7 @@ def fixed_positions(
         previous = pos.last_move.point if pos.last_move else -1
         if target == "previous" and previous < 0:
             continue
-        ranks = {c: r for c, r in record.ranks.items() if r}
+        later = tuple(p for _, p in moves[upto + 1 : upto + 1 + LATER_MOVES])
         out.append(Example(pos, point if target == "next" else previous, target_mask(pos, target), point,
-                           previous, result_value(record.result, color), ranks))
+                           previous, result_value(record.result, color), later))
     return out

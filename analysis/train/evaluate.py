@@ -26,6 +26,27 @@ from analysis.train.data import fixed_positions
 from analysis.train.metrics import Metrics
 
 
+class StepHits:
+    """Top-1 of each of darkforest's heads: head k against the move played k moves after the next."""
+
+    def __init__(self, heads: int) -> None:
+        self.hits = [0] * heads
+        self.counted = [0] * heads
+
+    def add(self, heads: np.ndarray, examples: list) -> None:
+        """Count a batch: ``heads`` (N, K, A) probabilities, ``examples`` with ``move`` and ``later``."""
+        for step in range(heads.shape[1]):
+            for probs, example in zip(heads[:, step], examples, strict=True):
+                target = example.move if step == 0 else (example.later + (-1,) * step)[step - 1]
+                if target >= 0:
+                    self.counted[step] += 1
+                    self.hits[step] += int(probs.argmax()) == target
+
+    def rates(self) -> list[float | None]:
+        """Return each head's top-1 (None for a head with nothing to count)."""
+        return [round(h / c, 4) if c else None for h, c in zip(self.hits, self.counted, strict=True)]
+
+
 def evaluate(paths: list[str], weights: str | None, max_positions: int, symmetries: int,
              batch: int = 256) -> dict:
     """Return the metrics of the checkpoint ``weights`` (default weights if None) on ``paths``.
@@ -36,6 +57,7 @@ def evaluate(paths: list[str], weights: str | None, max_positions: int, symmetri
     config = network.config
     samples = fixed_positions(paths, max_positions, seed=2024, target=config.target)
     metrics = Metrics()
+    steps = StepHits(config.future_moves) if config.target == "next" else None
     for i in range(0, len(samples), batch):
         chunk = samples[i : i + batch]
         inputs = network.features.extract_batch([s.context() for s in chunk])
@@ -45,10 +67,14 @@ def evaluate(paths: list[str], weights: str | None, max_positions: int, symmetri
             log_probs = torch.from_numpy(np.log(prediction.policy))
         log_probs = log_probs.masked_fill(~torch.from_numpy(masks), -math.inf)
         metrics.add_policy(log_probs, torch.tensor([s.move for s in chunk]))
+        if steps is not None:
+            steps.add(prediction.heads, chunk)
         if prediction.value_logit is not None:
             metrics.add_value(torch.from_numpy(prediction.value_logit),
                               torch.tensor([s.value for s in chunk], dtype=torch.float32))
     summary = metrics.summary()
+    if steps is not None and config.future_moves > 1:
+        summary["step_top1"] = steps.rates()
     summary.update(weights=str(weights or checkpoint.DEFAULT_WEIGHTS), preset=network.info["preset"],
                    target=config.target, symmetries=symmetries, samples_trained=network.info.get("samples"),
                    dtype=precision.describe(network.dtype) if network.dtype else None)
