@@ -23,6 +23,7 @@ BENCHES = {
     "nn": "analysis.bench.nn",
     "scoring": "analysis.bench.scoring",
     "train": "analysis.bench.train",
+    "zoo": "analysis.bench.zoo",
     "web": "analysis.bench.web",
 }
 
