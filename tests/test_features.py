@@ -46,7 +46,7 @@ def on(plane: np.ndarray) -> set[str]:
 
 def test_plane_counts_are_computed_from_the_registry() -> None:
     assert {name: fs.num_planes for name, fs in FEATURE_SETS.items()} == {
-        "golois": 39, "darkforest": 25, "barratt": 24, "backpred": 14}
+        "golois": 39, "golois-komi": 40, "darkforest": 25, "barratt": 24, "backpred": 14}
     for fs in FEATURE_SETS.values():
         assert len(fs.planes) == fs.num_planes
         assert all(p.name and p.description for p in fs.planes)

@@ -1,7 +1,7 @@
 """Training benchmark: optimiser steps/s of the default net, and the data pipeline that must feed them.
 
 A training step is the training loop's own: the multi-task loss of
-``analysis.train.loop.losses``, backward and an AdamW step, at batch 128 on
+``analysis.train.losses.losses``, backward and an AdamW step, at batch 128 on
 random 19x19 inputs, in each dtype worth timing on this CPU (float32, and bf16 where the
 CPU has bf16 instructions; see ``analysis.bench.nn``).  A step costs about
 3 x the forward FLOPs (forward, and backward to both the activations and the
@@ -38,15 +38,16 @@ from analysis.bench.positions import SHARED_DATA
 from analysis.nets import precision
 from analysis.nets.presets import PRESETS, Config, build, get_preset
 from analysis.train.data import PositionSampler
-from analysis.train.loop import TrainConfig, losses
+from analysis.train.loop import TrainConfig
+from analysis.train.losses import AllHeads, losses
 
 TRAIN_MONTH = SHARED_DATA / "tygem-9d" / "train" / "2010-01.zip"
 BATCH = 128
 
 
 def random_batch(config: Config, size: int) -> dict:
-    """Return a batch of ``size`` random binary 19x19 inputs with random legal move and value targets,
-    as the training loop's DataLoader yields it.
+    """Return a batch of ``size`` random binary 19x19 inputs with random targets for every head
+    (legal move, value, final margin, ownership), as the training loop's DataLoader yields it.
     """
     area = BOARD * BOARD
     return {
@@ -54,6 +55,8 @@ def random_batch(config: Config, size: int) -> dict:
         "legal": torch.ones(size, area + 1, dtype=torch.bool),
         "moves": torch.randint(0, area + 1, (size, config.future_moves)),
         "value": torch.randint(0, 2, (size,)).float(),
+        "score": torch.randn(size) * 20,
+        "ownership": torch.rand(size, area) * 2 - 1,
     }
 
 
@@ -64,9 +67,10 @@ def train_samples_per_s(config: Config, dtype: str, min_seconds: float) -> float
     cfg = TrainConfig(preset=PRESET, data=[], batch_size=BATCH)
     optimizer = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
     batch = random_batch(config, BATCH)
+    heads = AllHeads(model)
 
     def step() -> None:
-        loss, _ = losses(model, batch, cfg, precision.dtype_named(dtype))
+        loss, _ = losses(heads, batch, cfg, precision.dtype_named(dtype))
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         optimizer.step()

@@ -15,6 +15,7 @@ import numpy as np
 
 from analysis.features.context import FeatureContext
 from analysis.features.registry import feature
+from analysis.go.coords import WHITE
 
 
 def _labels(top: int) -> list[str]:
@@ -168,3 +169,14 @@ def opponent_rank(ctx: FeatureContext, out: np.ndarray) -> None:
                        ("their territory", "1 where the nearest stone is theirs")])
 def territory(ctx: FeatureContext, out: np.ndarray) -> None:
     ctx.fill("territory", out)
+
+
+# -- the game's terms (KataGo's idea: the net sees what it plays for) ----------
+KOMI_SCALE = 15.0  # komi 7.5 reads as 0.5
+
+
+@feature("komi", [("komi for us", "the komi from the side of the player to move (white +, black -) / 15, "
+                                   "clipped to -1..1")], value_range=(-1.0, 1.0))
+def komi(ctx: FeatureContext, out: np.ndarray) -> None:
+    ours = ctx.position.komi * (1 if ctx.us == WHITE else -1)
+    out[:] = max(-1.0, min(1.0, ours / KOMI_SCALE))

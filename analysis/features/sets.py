@@ -22,6 +22,13 @@ GOLOIS = FeatureSet(
     "criticality, AMAF), which cost far more than the network itself on a CPU",
 )
 
+GOLOIS_KOMI = FeatureSet(
+    "golois-komi",
+    (*GOLOIS.features, "komi"),
+    "The golois set plus the komi from the player to move's side: the main net with score and "
+    "ownership heads sees what it plays for (and so which colour it plays)",
+)
+
 DARKFOREST = FeatureSet(
     "darkforest",
     (
@@ -50,7 +57,7 @@ BACKPRED = FeatureSet(
     "(any earlier board state would give the previous move away)",
 )
 
-FEATURE_SETS = {s.name: s for s in (GOLOIS, DARKFOREST, BARRATT, BACKPRED)}
+FEATURE_SETS = {s.name: s for s in (GOLOIS, GOLOIS_KOMI, DARKFOREST, BARRATT, BACKPRED)}
 
 
 def get_feature_set(name: str) -> FeatureSet:

@@ -1,9 +1,11 @@
 """What every policy network of the papers shares: its config's fields and its forward pass.
 
 A network is an input layer (the stem), a trunk of blocks, ``future_moves`` policy heads
-(darkforest's next-k moves; the first is masked to the moves that can be its answer) and an
-optional value head.  Each architecture's config names it in ``arch`` and is saved inside every
-checkpoint (:func:`analysis.nets.presets.config_from_dict` reads it back).
+(darkforest's next-k moves; the first is masked to the moves that can be its answer), an
+optional value head, and optionally KataGo's ownership head and score heads (``score_head``:
+``gaussian``, ``distribution`` or ``both``).  ``forward`` gives the policy and value every caller
+needs; ``forward_all`` gives every head by name.  Each architecture's config names it in ``arch``
+and is saved inside every checkpoint (:func:`analysis.nets.presets.config_from_dict` reads it back).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from typing import ClassVar
 import torch
 from torch import nn
 
-from analysis.nets.layers import PolicyHead, ValueHead
+from analysis.nets.layers import OwnershipHead, PolicyHead, ScoreHeads, ValueHead
 
 
 @dataclass(frozen=True)
@@ -29,6 +31,13 @@ class NetConfig:
     future_moves: int = 1
     value_head: bool = False
     target: str = "next"  # "previous": a back-prediction net (Tang & Kaneko)
+    ownership_head: bool = False
+    score_head: str = ""  # "", "gaussian", "distribution" or "both"
+
+    @property
+    def score_kinds(self) -> tuple[str, ...]:
+        """The score heads' kinds: () without a score head."""
+        return {"": (), "both": ("gaussian", "distribution")}.get(self.score_head, (self.score_head,))
 
     def to_dict(self) -> dict:
         """Return the config as plain JSON-serialisable data, with ``arch``."""
@@ -45,6 +54,8 @@ class PolicyValueNet(nn.Module):
         self.trunk = trunk
         self.policy = nn.ModuleList(PolicyHead(config.channels) for _ in range(config.future_moves))
         self.value = ValueHead(config.channels) if config.value_head else None
+        self.ownership = OwnershipHead(config.channels) if config.ownership_head else None
+        self.score = ScoreHeads(config.channels, config.score_kinds) if config.score_kinds else None
 
     def forward(
         self, x: torch.Tensor, legal: torch.Tensor | None = None
@@ -54,7 +65,23 @@ class PolicyValueNet(nn.Module):
 
         Only the first policy head (the next move) is masked by ``legal``.
         """
+        out = self.forward_all(x, legal)
+        return out["policy"], out.get("value")
+
+    def forward_all(self, x: torch.Tensor, legal: torch.Tensor | None = None) -> dict[str, torch.Tensor]:
+        """(N, in_planes, H, W), legal (N, H*W + 1) bool or None -> every head by name:
+        ``policy`` (N, future_moves, H*W + 1) logits, ``value`` (N,) win logit, ``ownership``
+        (N, H*W) in -1..1, ``score_gaussian`` (N, 2) and ``score_logits`` (N, 2 * SCORE_BINS + 1)
+        (see :class:`~analysis.nets.layers.ScoreHeads`): the heads the config has, all for the
+        player to move.
+        """
         h = self.trunk(self.input(x))
         heads = [head(h, legal if i == 0 else None) for i, head in enumerate(self.policy)]
-        value = self.value(h) if self.value is not None else None
-        return torch.stack(heads, dim=1), value
+        out = {"policy": torch.stack(heads, dim=1)}
+        if self.value is not None:
+            out["value"] = self.value(h)
+        if self.ownership is not None:
+            out["ownership"] = self.ownership(h)
+        if self.score is not None:
+            out.update(self.score(h))
+        return out

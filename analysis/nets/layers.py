@@ -71,3 +71,62 @@ class ValueHead(nn.Module):
         planes = torch.relu(self.bn(self.conv(x)))
         hidden = torch.relu(self.fc1(planes.mean(dim=(2, 3))) + self.pool_fc(x.mean(dim=(2, 3))))
         return self.fc2(hidden).squeeze(1)
+
+
+class OwnershipHead(nn.Module):
+    """Who owns each point at the end: 1x1 convolutions to one plane, tanh.
+
+    +1: the player to move owns the point, -1: the opponent does (KataGo's ownership head).
+    """
+
+    def __init__(self, channels: int, hidden: int = 16) -> None:
+        super().__init__()
+        self.conv1 = nn.Conv2d(channels, hidden, 1)
+        self.conv2 = nn.Conv2d(hidden, 1, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """(N, C, H, W) -> ownership (N, H*W) in -1..1 for the player to move."""
+        return torch.tanh(self.conv2(torch.relu(self.conv1(x)))).flatten(1)
+
+
+class PooledHead(nn.Module):
+    """Global average pooling of the trunk, a hidden layer, then ``outputs`` numbers."""
+
+    def __init__(self, channels: int, outputs: int, hidden: int = 64) -> None:
+        super().__init__()
+        self.fc1 = nn.Linear(channels, hidden)
+        self.fc2 = nn.Linear(hidden, outputs)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """(N, C, H, W) -> (N, outputs)."""
+        return self.fc2(torch.relu(self.fc1(x.mean(dim=(2, 3)))))
+
+
+SCORE_BINS = 150  # the distribution head's margins run from -150 to +150 points, one point a bin
+SCORE_SCALE = 20.0  # the gaussian head's mean output is the margin / 20
+
+
+class ScoreHeads(nn.Module):
+    """The final score margin for the player to move, two ways (the better one is chosen by measurement):
+
+    - ``gaussian``: a mean and a standard deviation (N, 2): mean / SCORE_SCALE and
+      log(stdev / SCORE_SCALE), stdev in points;
+    - ``distribution``: logits over the margins -SCORE_BINS..+SCORE_BINS, one point apart (KataGo's way).
+    """
+
+    def __init__(self, channels: int, kinds: tuple[str, ...]) -> None:
+        super().__init__()
+        self.kinds = kinds
+        self.gaussian = PooledHead(channels, 2) if "gaussian" in kinds else None
+        bins = 2 * SCORE_BINS + 1
+        self.distribution = PooledHead(channels, bins, hidden=128) if "distribution" in kinds else None
+
+    def forward(self, x: torch.Tensor) -> dict[str, torch.Tensor]:
+        """(N, C, H, W) -> {"score_gaussian": (N, 2) [mean / SCORE_SCALE, log(stdev / SCORE_SCALE)],
+        "score_logits": (N, 2 * SCORE_BINS + 1)}: the kinds this head has."""
+        out = {}
+        if self.gaussian is not None:
+            out["score_gaussian"] = self.gaussian(x)
+        if self.distribution is not None:
+            out["score_logits"] = self.distribution(x)
+        return out

@@ -31,6 +31,10 @@ def parser() -> argparse.ArgumentParser:
                    help="with --resume, set the learning rate to this and restart the plateau schedule")
     p.add_argument("--value-rate", type=float, default=1.0,
                    help="fraction of positions that train the value head (the rest train the policy only)")
+    p.add_argument("--teacher", help="KataGo's labels (labels.npz): targets for every head")
+    p.add_argument("--teacher-archives", help="the labelled months' zips' folder (default: the first --data)")
+    p.add_argument("--teacher-fraction", type=float, default=0.5, help="share of each batch from the teacher")
+    p.add_argument("--init-from", help="start a new run from this checkpoint's fitting weights")
     p.add_argument("--optimizer", choices=["adamw", "sgd"], default="adamw")
     p.add_argument("--max-samples", type=int, default=0, help="stop after this many samples (0: no limit)")
     p.add_argument("--max-minutes", type=float, default=0.0, help="stop after this long (0: no limit)")

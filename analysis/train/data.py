@@ -28,12 +28,29 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from analysis.features import FeatureContext, get_feature_set, symmetry
+from analysis.features import FeatureContext, get_feature_set
 from analysis.features.targets import TARGETS, target_mask
 from analysis.go.coords import BLACK, WHITE
 from analysis.go.position import GoError, Position
 from analysis.sgf import GameRecord
 from analysis.sgf.archive import ReadStats, iter_games
+from analysis.train.batch import Batch
+
+
+def result_margin(result: str | None) -> float:
+    """Return Black's final margin of a counted game with SGF result ``result`` (``B+3.5``: 3.5,
+    ``W+0.5``: -0.5, a draw: 0), or NaN for a game not decided by the count (resignation, time,
+    forfeit, unknown)."""
+    text = (result or "").strip().upper()
+    if text in ("0", "DRAW", "JIGO"):
+        return 0.0
+    if len(text) < 3 or text[0] not in "BW" or text[1] != "+":
+        return math.nan
+    try:
+        margin = float(text[2:])
+    except ValueError:
+        return math.nan
+    return margin if text[0] == "B" else -margin
 
 
 def result_value(result: str | None, color: int) -> float:
@@ -55,23 +72,13 @@ def result_value(result: str | None, color: int) -> float:
 
 
 @dataclass
-class Batch:
-    """Inputs and targets of a batch, as numpy arrays."""
-
-    inputs: np.ndarray  # (N, planes, n, n) float32
-    legal: np.ndarray  # (N, n*n + 1) bool: the moves that can be the target
-    moves: np.ndarray  # (N, k) int64, -1 = none
-    value: np.ndarray  # (N,) float32, NaN = unknown
-    previous: np.ndarray  # (N,) int64, -1 = none
-
-
-@dataclass
 class _Game:
     record: GameRecord
     moves: list[tuple[int, int]]
     position: Position
     index: int  # the next move to play
     value_black: float
+    margin_black: float  # NaN unless the game was counted
 
 
 @dataclass
@@ -152,14 +159,16 @@ class PositionSampler:
             except GoError:
                 self.stats.games_unplayable += 1
                 continue
-            return _Game(record, moves, pos, start, result_value(record.result, BLACK))
+            return _Game(record, moves, pos, start, result_value(record.result, BLACK),
+                         result_margin(record.result))
 
     def _fill_pool(self) -> None:
         while len(self._pool) < self.pool_size:
             self._pool.append(self._start_game(random_start=True))
 
-    def _next_position(self) -> tuple[Position, list[int], float, int]:
-        """Advance a random game of the pool; return (position copy, next k moves, value, previous move)."""
+    def _next_position(self) -> tuple[Position, list[int], float, int, float]:
+        """Advance a random game of the pool; return (position copy, next k moves, value, previous
+        move, final margin), the value and margin for the player to move."""
         self._fill_pool()
         while True:
             slot = self.rng.randrange(self.pool_size)
@@ -184,36 +193,31 @@ class PositionSampler:
                 self._pool[slot] = self._start_game(random_start=False)
                 continue
             game.index += 1
-            return snapshot, targets, value, previous
+            margin = game.margin_black if color == BLACK else -game.margin_black
+            return snapshot, targets, value, previous, margin
 
     def batch(self, size: int) -> Batch:
         """Return the next ``size`` samples, each under a random symmetry."""
         n = self.board_size
-        area = n * n
-        positions, moves, values, previous = [], [], [], []
+        positions, moves, values, previous, margins = [], [], [], [], []
         for _ in range(size):
-            pos, targets, value, prev = self._next_position()
+            pos, targets, value, prev, margin = self._next_position()
             positions.append(pos)
             moves.append(targets)
             values.append(value)
             previous.append(prev)
+            margins.append(margin)
         inputs = self.feature_set.extract_batch([FeatureContext(p) for p in positions])
         legal = np.stack([target_mask(p, self.target) for p in positions])
         moves_arr = np.array(moves, dtype=np.int64)
         prev_arr = np.array(previous, dtype=np.int64)
         if self.target == "previous":
             moves_arr = prev_arr[:, None].copy()
-        for i in range(size):
-            k = self.rng.randrange(8)
-            if k == 0:
-                continue
-            table = symmetry.point_table(n, k)
-            inputs[i] = symmetry.apply(inputs[i], k).copy()
-            legal[i, :area] = symmetry.apply(legal[i, :area].reshape(n, n), k).ravel()
-            moves_arr[i] = np.where(moves_arr[i] >= 0, table[np.maximum(moves_arr[i], 0)], -1)
-            prev_arr[i] = table[prev_arr[i]] if prev_arr[i] >= 0 else -1
+        batch = Batch(inputs, legal, moves_arr, np.array(values, dtype=np.float32), prev_arr,
+                      np.array(margins, dtype=np.float32), np.full((size, n * n), np.nan, dtype=np.float32))
+        batch.apply_symmetries(self.rng)
         self.stats.samples += size
-        return Batch(inputs, legal, moves_arr, np.array(values, dtype=np.float32), prev_arr)
+        return batch
 
 
 @dataclass

@@ -24,19 +24,23 @@ from pathlib import Path
 import numpy as np
 import torch
 import torch.distributed as dist
-import torch.nn.functional as F
 from torch.nn.parallel import DistributedDataParallel
 from torch.utils.data import DataLoader, IterableDataset
 
 from analysis.features import get_feature_set
 from analysis.nets import checkpoint, precision
 from analysis.nets.presets import Config, build, config_from_dict, get_preset
+from analysis.train.batch import Batch
 from analysis.train.data import PositionSampler, fixed_positions
+from analysis.train.losses import AllHeads, losses
 from analysis.train.metrics import Metrics
 from analysis.train.schedule import PlateauHalving
+from analysis.train.teacher import TeacherSampler
+from analysis.train.warmstart import transplant
 
 LOG_FIELDS = ["samples", "wall_seconds", "samples_per_s", "lr", "train_policy", "train_acc", "train_future",
-              "train_value", "val_top1", "val_top5", "val_policy_loss", "val_value_log_loss"]
+              "train_value", "val_top1", "val_top5", "val_policy_loss", "val_value_log_loss",
+              "train_ownership", "train_score_nll", "train_score_bins"]
 
 
 @dataclass
@@ -61,6 +65,12 @@ class TrainConfig:
     validate_every: int = 200_000
     validation_positions: int = 2000
     checkpoint_minutes: float = 10.0
+    ownership_weight: float = 1.0
+    score_weight: float = 0.1
+    teacher: str | None = None  # KataGo's labels (labels.npz): targets for every head
+    teacher_archives: str | None = None  # the folder of the labelled months' zips (default: data[0])
+    teacher_fraction: float = 0.5  # of each batch, from the teacher's positions
+    init_from: str | None = None  # a checkpoint whose matching weights start a new run
     seed: int = 0
     dtype: str = "auto"  # auto, float32 or bfloat16
     workers: int = 1
@@ -68,58 +78,29 @@ class TrainConfig:
 
 
 class _Stream(IterableDataset):
-    """Batches from a PositionSampler, in a DataLoader worker process."""
+    """Batches in a DataLoader worker process: a PositionSampler over ``cfg.data`` and, with
+    ``cfg.teacher`` labels, a TeacherSampler that gives ``cfg.teacher_fraction`` of each batch."""
 
-    def __init__(self, paths: list[str], config: Config, batch_size: int, seed: int,
-                 value_rate: float) -> None:
-        self.args = (paths, config, batch_size, seed, value_rate)
+    def __init__(self, cfg: TrainConfig, config: Config, seed: int) -> None:
+        self.cfg, self.config, self.seed = cfg, config, seed
 
     def __iter__(self) -> Iterator[dict]:
-        paths, config, batch_size, seed, value_rate = self.args
+        cfg, config = self.cfg, self.config
         info = torch.utils.data.get_worker_info()
-        worker_seed = seed * 1000 + (info.id if info else 0)
-        sampler = PositionSampler(paths, config.feature_set, config.future_moves, seed=worker_seed,
-                                  target=config.target, value_rate=value_rate)
+        seed = self.seed * 1000 + (info.id if info else 0)
+        general = PositionSampler(cfg.data, config.feature_set, config.future_moves, seed=seed,
+                                  target=config.target, value_rate=cfg.value_rate)
+        teacher = None
+        taught = 0
+        if cfg.teacher:
+            archives = cfg.teacher_archives or cfg.data[0]
+            teacher = TeacherSampler(cfg.teacher, archives, config.feature_set, seed=seed)
+            taught = max(1, round(cfg.teacher_fraction * cfg.batch_size))
         while True:
-            b = sampler.batch(batch_size)
-            yield {"inputs": torch.from_numpy(b.inputs), "legal": torch.from_numpy(b.legal),
-                   "moves": torch.from_numpy(b.moves), "value": torch.from_numpy(b.value)}
-
-
-def _step_loss(logits: torch.Tensor, moves: torch.Tensor) -> torch.Tensor:
-    """Mean cross entropy of (N, A) ``logits`` against (N,) ``moves``, over the known ones (-1: none).
-
-    Returns 0 when no move is known (every game of the batch ended before this step).
-    """
-    known = (moves >= 0).sum().clamp(min=1)
-    return F.cross_entropy(logits, moves, ignore_index=-1, reduction="sum") / known
-
-
-def losses(
-    model: torch.nn.Module, batch: dict, cfg: TrainConfig, dtype: torch.dtype = torch.float32
-) -> tuple[torch.Tensor, dict]:
-    """Return (total loss, parts) of a batch: next move, future moves, value; computed in ``dtype``."""
-    dev = precision.default_device()
-    with precision.autocast(dev, dtype):
-        policy, value = model(batch["inputs"].to(dev), batch["legal"].to(dev))
-    policy = policy.float()
-    moves = batch["moves"].to(dev)
-    total = F.cross_entropy(policy[:, 0], moves[:, 0], ignore_index=-1)
-    known = moves[:, 0] >= 0
-    hits = (policy[:, 0].argmax(1) == moves[:, 0])[known]
-    parts = {"policy": total.item(), "acc": hits.float().mean().item() if known.any() else 0.0}
-    if policy.shape[1] > 1:
-        future = sum(_step_loss(policy[:, k], moves[:, k]) for k in range(1, policy.shape[1]))
-        total = total + cfg.future_weight * future
-        parts["future"] = future.item()
-    if value is not None:
-        target = batch["value"].to(dev)
-        known = ~torch.isnan(target)
-        if known.any():
-            v = F.binary_cross_entropy_with_logits(value.float()[known], target[known])
-            total = total + cfg.value_weight * v
-            parts["value"] = v.item()
-    return total, parts
+            parts = [general.batch(cfg.batch_size - taught)] if taught < cfg.batch_size else []
+            if teacher is not None:
+                parts.append(teacher.batch(taught))
+            yield Batch.concatenate(parts).tensors()
 
 
 class Validator:
@@ -193,15 +174,43 @@ def _rank() -> int:
     return dist.get_rank() if dist.is_initialized() else 0
 
 
-def train(cfg: TrainConfig) -> dict:
-    """Train until ``max_samples`` or ``max_minutes`` (0: no limit); return the last validation metrics."""
-    distributed = int(os.environ.get("WORLD_SIZE", "1")) > 1
-    if distributed and not dist.is_initialized():
-        dist.init_process_group("nccl" if torch.cuda.is_available() else "gloo")
-    rank = _rank()
-    torch.manual_seed(cfg.seed + rank)
-    random.seed(cfg.seed + rank)
+class CsvLog:
+    """The run's ``log.csv``: a row per progress report or validation (an old log keeps its columns)."""
 
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def write(self, row: dict) -> None:
+        """Append ``row`` (fields the log has no column for are left out)."""
+        fields = LOG_FIELDS
+        if self.path.exists():
+            with self.path.open(newline="") as f:
+                fields = next(csv.reader(f), LOG_FIELDS)
+        new = not self.path.exists()
+        with self.path.open("a", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=fields, restval="", extrasaction="ignore")
+            if new:
+                writer.writeheader()
+            writer.writerow(row)
+
+
+@dataclass
+class _Run:
+    """What a run starts from: the model and its preset, the optimizer and schedule, the counters."""
+
+    model: torch.nn.Module
+    config: Config
+    preset: str
+    optimizer: torch.optim.Optimizer
+    schedule: PlateauHalving
+    samples: int = 0
+    wall: float = 0.0
+    metrics: dict = field(default_factory=dict)
+
+
+def _start(cfg: TrainConfig) -> _Run:
+    """Build the model and optimizer: resumed from ``cfg.resume``, or new (from ``cfg.init_from``'s
+    fitting weights when given)."""
     state = checkpoint.load(cfg.resume) if cfg.resume else None
     preset = state["preset"] if state else cfg.preset
     config = config_from_dict(state["config"]) if state else get_preset(cfg.preset)
@@ -211,44 +220,54 @@ def train(cfg: TrainConfig) -> dict:
     if cfg.optimizer == "sgd":
         opt_args["momentum"] = 0.9
     optimizer = opt_cls(model.parameters(), **opt_args)
-    schedule, samples, wall = PlateauHalving(rate=cfg.lr), 0, 0.0
+    run = _Run(model, config, preset, optimizer, PlateauHalving(rate=cfg.lr))
     if state:
-        schedule, samples, wall = restore(state, model, optimizer, cfg)
-    net = DistributedDataParallel(model) if distributed else model
+        run.schedule, run.samples, run.wall = restore(state, model, optimizer, cfg)
+        run.metrics = state.get("metrics", {})
+    elif cfg.init_from:
+        report = transplant(model, checkpoint.load(cfg.init_from)["model"])
+        print(f"started from {cfg.init_from}: {len(report['copied'])} tensors copied, widened "
+              f"{report['widened']}, new {sorted({n.split('.')[0] for n in report['fresh']})}",
+              file=sys.stderr, flush=True)
+    return run
+
+
+def train(cfg: TrainConfig) -> dict:
+    """Train until ``max_samples`` or ``max_minutes`` (0: no limit); return the last validation metrics."""
+    distributed = int(os.environ.get("WORLD_SIZE", "1")) > 1
+    if distributed and not dist.is_initialized():
+        dist.init_process_group("nccl" if torch.cuda.is_available() else "gloo")
+    rank = _rank()
+    torch.manual_seed(cfg.seed + rank)
+    random.seed(cfg.seed + rank)
+    run = _start(cfg)
+    model, optimizer, schedule = run.model, run.optimizer, run.schedule
+    samples, metrics = run.samples, run.metrics
+    net = DistributedDataParallel(AllHeads(model)) if distributed else AllHeads(model)
 
     world = dist.get_world_size() if distributed else 1
-    stream = _Stream(cfg.data, config, cfg.batch_size, seed=cfg.seed + 7919 * rank + samples,
-                     value_rate=cfg.value_rate)
+    stream = _Stream(cfg, run.config, seed=cfg.seed + 7919 * rank + samples)
     loader = DataLoader(stream, batch_size=None, num_workers=cfg.workers,
                         prefetch_factor=4 if cfg.workers else None)
     batches = iter(loader)
     first = next(batches)
     dtype = training_dtype(net, first, cfg)
     run_dir = Path(cfg.run_dir)
-    validator = Validator(cfg.validation, cfg.validation_positions, config) if cfg.validation and rank == 0 \
-        else None
-    log_path = run_dir / "log.csv"
+    validator = Validator(cfg.validation, cfg.validation_positions, run.config) \
+        if cfg.validation and rank == 0 else None
+    log = CsvLog(run_dir / "log.csv")
     if rank == 0:
         run_dir.mkdir(parents=True, exist_ok=True)
     started = time.time()
     last_ckpt = last_print = started
     next_validation = (samples // cfg.validate_every + 1) * cfg.validate_every
     window: list[dict] = []
-    metrics: dict = state.get("metrics", {}) if state else {}
 
     def save_checkpoint() -> None:
-        checkpoint.save(run_dir / "last.pt", net, preset, optimizer=optimizer.state_dict(),
+        checkpoint.save(run_dir / "last.pt", model, run.preset, optimizer=optimizer.state_dict(),
                         schedule=schedule.state_dict(), samples=samples,
-                        wall_seconds=wall + time.time() - started, rng={"torch": torch.get_rng_state()},
+                        wall_seconds=run.wall + time.time() - started, rng={"torch": torch.get_rng_state()},
                         metrics=metrics)
-
-    def log_row(row: dict) -> None:
-        new = not log_path.exists()
-        with log_path.open("a", newline="") as f:
-            writer = csv.DictWriter(f, fieldnames=LOG_FIELDS, restval="", extrasaction="ignore")
-            if new:
-                writer.writeheader()
-            writer.writerow(row)
 
     net.train()
     for batch in itertools.chain([first], batches):
@@ -267,9 +286,9 @@ def train(cfg: TrainConfig) -> dict:
             rate = sum(1 for _ in window) * cfg.batch_size * world / (now - last_print)
             print(f"\rsamples {samples:,}  {rate:.0f}/s  loss {mean['policy']:.3f}  acc {mean['acc']:.3f}  "
                   f"lr {schedule.rate:.2g}", end="", file=sys.stderr, flush=True)
-            log_row({"samples": samples, "wall_seconds": round(wall + now - started),
-                     "samples_per_s": round(rate), "lr": schedule.rate,
-                     **{f"train_{k}": round(v, 4) for k, v in mean.items()}})
+            log.write({"samples": samples, "wall_seconds": round(run.wall + now - started),
+                       "samples_per_s": round(rate), "lr": schedule.rate,
+                       **{f"train_{k}": round(v, 4) for k, v in mean.items()}})
             window.clear()
             last_print = now
         if rank == 0 and validator and samples >= next_validation:
@@ -277,10 +296,11 @@ def train(cfg: TrainConfig) -> dict:
             next_validation += cfg.validate_every
             print(f"\nvalidation at {samples:,}: top1 {metrics['top1']:.4f} top5 {metrics['top5']:.4f} "
                   f"loss {metrics['policy_loss']:.4f}", file=sys.stderr, flush=True)
-            log_row({"samples": samples, "wall_seconds": round(wall + now - started), "lr": schedule.rate,
-                     "val_top1": round(metrics["top1"], 4), "val_top5": round(metrics["top5"], 4),
-                     "val_policy_loss": round(metrics["policy_loss"], 4),
-                     "val_value_log_loss": round(metrics.get("value_log_loss", math.nan), 4)})
+            log.write({"samples": samples, "wall_seconds": round(run.wall + now - started),
+                       "lr": schedule.rate, "val_top1": round(metrics["top1"], 4),
+                       "val_top5": round(metrics["top5"], 4),
+                       "val_policy_loss": round(metrics["policy_loss"], 4),
+                       "val_value_log_loss": round(metrics.get("value_log_loss", math.nan), 4)})
         if rank == 0 and now - last_ckpt > cfg.checkpoint_minutes * 60:
             save_checkpoint()
             last_ckpt = now

@@ -1,0 +1,54 @@
+"""A training batch as numpy arrays, and the random board symmetries applied to it.
+
+Every target is for the player to move; NaN (or -1 for moves) marks one a sample does not have.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from analysis.features import symmetry
+
+
+@dataclass
+class Batch:
+    """Inputs and targets of a batch."""
+
+    inputs: np.ndarray  # (N, planes, n, n) float32
+    legal: np.ndarray  # (N, n*n + 1) bool: the moves that can be the target
+    moves: np.ndarray  # (N, k) int64, -1 = none
+    value: np.ndarray  # (N,) float32: the player to move wins (0..1), NaN = unknown
+    previous: np.ndarray  # (N,) int64, -1 = none
+    score: np.ndarray  # (N,) float32: the final margin for the player to move, NaN = unknown
+    ownership: np.ndarray  # (N, n*n) float32 in -1..1 for the player to move, NaN rows = unknown
+
+    def apply_symmetries(self, rng: random.Random) -> None:
+        """Show each sample under a random one of the 8 symmetries: its planes, mask, moves and
+        ownership alike (in place)."""
+        n = self.inputs.shape[-1]
+        area = n * n
+        for i in range(len(self.inputs)):
+            k = rng.randrange(8)
+            if k == 0:
+                continue
+            table = symmetry.point_table(n, k)
+            self.inputs[i] = symmetry.apply(self.inputs[i], k).copy()
+            self.legal[i, :area] = symmetry.apply(self.legal[i, :area].reshape(n, n), k).ravel()
+            self.moves[i] = np.where(self.moves[i] >= 0, table[np.maximum(self.moves[i], 0)], -1)
+            self.previous[i] = table[self.previous[i]] if self.previous[i] >= 0 else -1
+            self.ownership[i] = symmetry.apply(self.ownership[i].reshape(n, n), k).ravel()
+
+    @classmethod
+    def concatenate(cls, batches: list[Batch]) -> Batch:
+        """Return one batch of the samples of ``batches``, in order (they share planes and size)."""
+        names = ("inputs", "legal", "moves", "value", "previous", "score", "ownership")
+        return cls(**{name: np.concatenate([getattr(b, name) for b in batches]) for name in names})
+
+    def tensors(self) -> dict:
+        """Return the batch as torch tensors by name (what the training loop's DataLoader yields)."""
+        return {name: torch.from_numpy(getattr(self, name)) for name in
+                ("inputs", "legal", "moves", "value", "score", "ownership")}

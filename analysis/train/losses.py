@@ -1,0 +1,111 @@
+"""The multi-task loss of a training batch: every head the network has, against every target the
+batch has (NaN or -1 marks a target a sample lacks; a head with no target in the batch adds 0).
+
+=================  ========================================================  =====================
+head               loss                                                      weight (TrainConfig)
+=================  ========================================================  =====================
+policy (next)      cross entropy over the legal moves                         1
+darkforest's k>1   cross entropy of each later move, summed over the steps   ``future_weight``
+value              binary cross entropy against the result or the teacher    ``value_weight``
+ownership          mean squared error per point, in -1..1                    ``ownership_weight``
+score, gaussian    Gaussian negative log likelihood of the final margin      ``score_weight``
+score, bins        cross entropy over the margins, one point a bin           ``score_weight``
+=================  ========================================================  =====================
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from analysis.nets import precision
+from analysis.nets.layers import SCORE_BINS, SCORE_SCALE
+
+if TYPE_CHECKING:
+    from analysis.train.loop import TrainConfig
+
+
+class AllHeads(nn.Module):
+    """Wraps a network so that calling it returns every head by name (its ``forward_all``):
+    what DistributedDataParallel needs to see, since it only wraps ``forward``."""
+
+    def __init__(self, net: nn.Module) -> None:
+        super().__init__()
+        self.net = net
+
+    def forward(self, x: torch.Tensor, legal: torch.Tensor | None = None) -> dict[str, torch.Tensor]:
+        """(N, in_planes, H, W), legal (N, H*W + 1) -> the network's heads by name."""
+        return self.net.forward_all(x, legal)
+
+
+def _step_loss(logits: torch.Tensor, moves: torch.Tensor) -> torch.Tensor:
+    """Mean cross entropy of (N, A) ``logits`` against (N,) ``moves``, over the known ones (-1: none).
+
+    Returns 0 when no move is known (every game of the batch ended before this step).
+    """
+    known = (moves >= 0).sum().clamp(min=1)
+    return F.cross_entropy(logits, moves, ignore_index=-1, reduction="sum") / known
+
+
+def _known(target: torch.Tensor) -> torch.Tensor:
+    """The rows of ``target`` (N,) or (N, ...) that are known (no NaN)."""
+    return ~torch.isnan(target) if target.dim() == 1 else ~torch.isnan(target).any(dim=1)
+
+
+def _policy_losses(out: dict, moves: torch.Tensor, cfg: TrainConfig, parts: dict) -> torch.Tensor:
+    policy = out["policy"].float()
+    total = F.cross_entropy(policy[:, 0], moves[:, 0], ignore_index=-1)
+    known = moves[:, 0] >= 0
+    hits = (policy[:, 0].argmax(1) == moves[:, 0])[known]
+    parts.update(policy=total.item(), acc=hits.float().mean().item() if known.any() else 0.0)
+    if policy.shape[1] > 1:
+        future = sum(_step_loss(policy[:, k], moves[:, k]) for k in range(1, policy.shape[1]))
+        total = total + cfg.future_weight * future
+        parts["future"] = future.item()
+    return total
+
+
+def _head_losses(out: dict, batch: dict, cfg: TrainConfig, parts: dict) -> torch.Tensor:
+    """The value, ownership and score losses, on the samples that have each target."""
+    dev = out["policy"].device
+    total = torch.zeros((), device=dev)
+    value, score, ownership = (batch[k].to(dev) for k in ("value", "score", "ownership"))
+    if "value" in out and (known := _known(value)).any():
+        v = F.binary_cross_entropy_with_logits(out["value"].float()[known], value[known])
+        total = total + cfg.value_weight * v
+        parts["value"] = v.item()
+    if "ownership" in out and (known := _known(ownership)).any():
+        o = F.mse_loss(out["ownership"].float()[known], ownership[known])
+        total = total + cfg.ownership_weight * o
+        parts["ownership"] = o.item()
+    if (known := _known(score)).any():
+        if "score_gaussian" in out:
+            mean, log_std = out["score_gaussian"].float()[known].unbind(1)
+            std = SCORE_SCALE * torch.exp(log_std)
+            nll = F.gaussian_nll_loss(SCORE_SCALE * mean, score[known], (std * std).clamp(min=0.25))
+            total = total + cfg.score_weight * nll
+            parts["score_nll"] = nll.item()
+        if "score_logits" in out:
+            bins = (score[known].round().clamp(-SCORE_BINS, SCORE_BINS) + SCORE_BINS).long()
+            ce = F.cross_entropy(out["score_logits"].float()[known], bins)
+            total = total + cfg.score_weight * ce
+            parts["score_bins"] = ce.item()
+    return total
+
+
+def losses(
+    model: nn.Module, batch: dict, cfg: TrainConfig, dtype: torch.dtype = torch.float32
+) -> tuple[torch.Tensor, dict]:
+    """Return (total loss, parts) of a batch for ``model`` (an :class:`AllHeads`), computed in ``dtype``.
+
+    ``batch`` holds tensors by name as :meth:`analysis.train.batch.Batch.tensors` gives them.
+    """
+    dev = precision.default_device()
+    with precision.autocast(dev, dtype):
+        out = model(batch["inputs"].to(dev), batch["legal"].to(dev))
+    parts: dict = {}
+    total = _policy_losses(out, batch["moves"].to(dev), cfg, parts)
+    return total + _head_losses(out, batch, cfg, parts), parts
