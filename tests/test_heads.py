@@ -1,0 +1,128 @@
+"""The main net's extra heads and their targets: komi as an input, KataGo's labels turned to the
+mover's side, komi jitter, the losses' masks, and the warm start from a net without them."""
+
+from __future__ import annotations
+
+import math
+import random
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from analysis.features import FeatureContext, get_feature_set
+from analysis.go.coords import from_sgf
+from analysis.go.position import Position
+from analysis.nets.presets import build, get_preset
+from analysis.train.data import result_margin
+from analysis.train.loop import TrainConfig
+from analysis.train.losses import AllHeads, losses
+from analysis.train.teacher import TeacherSampler
+from analysis.train.warmstart import transplant
+
+MOVES = ["pd", "dp", "pq", "dd", "qk", "nc"]
+
+
+@pytest.fixture
+def labelled(tmp_path: Path) -> Path:
+    """A month of one game (archive ``2010-01.zip``) and labels of its positions after 2 and 3 moves:
+    Black wins 0.7 / leads 5.5 and owns the left half of the board."""
+    folder = tmp_path / "train"
+    folder.mkdir()
+    body = "".join(f";{'BW'[i % 2]}[{m}]" for i, m in enumerate(MOVES))
+    with zipfile.ZipFile(folder / "2010-01.zip", "w") as archive:
+        archive.writestr("1.sgf", f"(;GM[1]FF[4]SZ[19]KM[6.5]RE[B+R]{body})")
+    left = np.where(np.arange(361) % 19 < 9, 127, -127).astype(np.int8)
+    np.savez(tmp_path / "labels.npz", month=np.array(["2010-01"] * 2), game=np.array(["1.sgf"] * 2),
+             turn=np.array([2, 3], dtype=np.int16), winrate_black=np.array([0.7, 0.7], dtype=np.float16),
+             score_lead_black=np.array([5.5, 5.5], dtype=np.float16), ownership_black=np.stack([left, left]))
+    return tmp_path
+
+
+def test_the_komi_plane_is_the_komi_from_the_movers_side() -> None:
+    fs = get_feature_set("golois-komi")
+    pos = Position(19, komi=7.5)
+    assert fs.extract(FeatureContext(pos))[-1].max() == pytest.approx(-0.5)  # black gives the komi
+    pos.play(from_sgf("pd", 19))
+    assert fs.extract(FeatureContext(pos))[-1].min() == pytest.approx(0.5)  # white receives it
+
+
+def test_teacher_targets_are_the_movers_and_follow_the_symmetry(labelled: Path) -> None:
+    sampler = TeacherSampler(labelled / "labels.npz", labelled / "train", seed=1, komi_jitter=0.0,
+                             shuffle_buffer=1)
+    seen = {}
+    for _ in range(20):
+        batch = sampler.batch(2)
+        for i in range(2):
+            ours, theirs = batch.inputs[i, 0].ravel() > 0, batch.inputs[i, 1].ravel() > 0
+            black_to_move = ours.sum() + theirs.sum() == 2  # labelled after 2 moves (Black) or 3 (White)
+            seen[bool(black_to_move)] = (batch.value[i], batch.score[i])
+            # The stones sit where the labels give the opponent the point (Black's pd, pq on the
+            # right, which White owns; White's dp on the left, which Black owns), whatever the symmetry.
+            assert np.all(batch.ownership[i][ours] == pytest.approx(-1.0, abs=0.01))
+            assert np.all(batch.ownership[i][theirs] == pytest.approx(1.0, abs=0.01))
+            assert (batch.ownership[i] > 0).sum() == (171 if black_to_move else 190)
+            assert batch.moves[i, 0] >= 0 and batch.legal[i, batch.moves[i, 0]]
+    assert seen[True] == pytest.approx((0.7, 5.5), abs=0.01)  # after 2 moves: Black to move
+    assert seen[False] == pytest.approx((0.3, -5.5), abs=0.01)  # after 3 moves: White to move
+
+
+def test_komi_jitter_moves_the_score_and_hides_the_win_rate(labelled: Path) -> None:
+    sampler = TeacherSampler(labelled / "labels.npz", labelled / "train", seed=2, komi_jitter=1.0,
+                             komi_range=5.0, shuffle_buffer=1)
+    batch = sampler.batch(16)
+    assert np.isnan(batch.value).all()
+    shifts = set()
+    for inputs, score in zip(batch.inputs, batch.score, strict=True):
+        black_to_move = inputs[0].sum() + inputs[1].sum() == 2
+        komi = inputs[-1, 0, 0] * 15 * (-1 if black_to_move else 1)
+        shift = komi - 6.5
+        shifts.add(round(float(shift), 1))
+        expected = 5.5 - shift if black_to_move else -5.5 + shift  # more komi: more for White
+        assert score == pytest.approx(expected, abs=0.02)
+    assert len(shifts) > 3 and all(-5 <= s <= 5 for s in shifts)
+
+
+def test_counted_results_give_blacks_margin() -> None:
+    assert result_margin("B+3.5") == 3.5 and result_margin("W+0.5") == -0.5 and result_margin("0") == 0
+    assert all(math.isnan(result_margin(r)) for r in ("B+R", "W+T", "B+F", "", None, "B+"))
+
+
+def test_the_losses_use_only_the_targets_a_sample_has() -> None:
+    torch.manual_seed(0)
+    model = build(get_preset("golois-score-b6c64"))
+    size = 4
+    batch = {
+        "inputs": torch.rand(size, 40, 9, 9), "legal": torch.ones(size, 82, dtype=torch.bool),
+        "moves": torch.tensor([[3], [4], [5], [-1]]), "value": torch.tensor([1.0, math.nan, 0.0, math.nan]),
+        "score": torch.full((size,), math.nan), "ownership": torch.full((size, 81), math.nan),
+    }
+    cfg = TrainConfig(preset="golois-score-b6c64", data=[])
+    total, parts = losses(AllHeads(model), batch, cfg)
+    assert set(parts) == {"policy", "acc", "value"} and torch.isfinite(total)
+    batch["score"][0] = 12.0
+    batch["ownership"][1] = 1.0
+    total, parts = losses(AllHeads(model), batch, cfg)
+    assert {"ownership", "score_nll", "score_bins"} <= set(parts) and torch.isfinite(total)
+    total.backward()
+    assert model.ownership.conv2.weight.grad.abs().sum() > 0
+    assert model.score.gaussian.fc2.weight.grad.abs().sum() > 0
+
+
+def test_a_warm_start_keeps_the_old_nets_policy_and_adds_the_heads() -> None:
+    torch.manual_seed(0)
+    old = build(get_preset("golois-b6c64")).eval()
+    new = build(get_preset("golois-score-b6c64")).eval()
+    report = transplant(new, old.state_dict())
+    assert report["widened"] == ["input.conv5.weight", "input.conv1.weight"]
+    assert {name.split(".")[0] for name in report["fresh"]} == {"ownership", "score"}
+    x = torch.rand(2, 39, 19, 19)
+    komi = torch.full((2, 1, 19, 19), random.choice([-0.5, 0.5]))
+    with torch.inference_mode():
+        before, _ = old(x)
+        out = new.forward_all(torch.cat([x, komi], dim=1))
+    assert torch.allclose(out["policy"], before, atol=1e-5)
+    assert out["ownership"].shape == (2, 361) and out["ownership"].abs().max() <= 1
+    assert out["score_gaussian"].shape == (2, 2) and out["score_logits"].shape == (2, 301)
