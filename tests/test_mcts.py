@@ -13,7 +13,7 @@ from collections.abc import Iterator, Sequence
 import numpy as np
 import pytest
 
-from analysis.go.coords import WHITE, from_gtp, neighbors
+from analysis.go.coords import BLACK, WHITE, from_gtp, neighbors
 from analysis.go.position import IllegalMoveError, Position
 from analysis.go.scoring import area_score
 from analysis.mcts import Search, SearchConfig, SearchResult, choose_move
@@ -30,18 +30,19 @@ class AreaEvaluator:
     def __init__(self, pass_weight: float = 1.0) -> None:
         self.pass_weight = pass_weight
 
-    def evaluate(self, positions: Sequence[Position]) -> tuple[np.ndarray, np.ndarray]:
+    def evaluate(self, positions: Sequence[Position]) -> tuple[np.ndarray, np.ndarray, None]:
         priors = np.ones((len(positions), positions[0].size ** 2 + 1))
         priors[:, -1] = self.pass_weight
         margins = np.array([area_score(p).margin * p.to_play for p in positions])
-        return priors, 0.5 + 0.5 * np.tanh(margins / 2)
+        return priors, 0.5 + 0.5 * np.tanh(margins / 2), None
 
 
 class TacticsEvaluator:
     """Priors favour captures, ataris and escapes from atari; the value is the stone balance."""
 
-    def evaluate(self, positions: Sequence[Position]) -> tuple[np.ndarray, np.ndarray]:
-        return np.array([self.prior(p) for p in positions]), np.array([self.value(p) for p in positions])
+    def evaluate(self, positions: Sequence[Position]) -> tuple[np.ndarray, np.ndarray, None]:
+        priors = np.array([self.prior(p) for p in positions])
+        return priors, np.array([self.value(p) for p in positions]), None
 
     @staticmethod
     def prior(pos: Position) -> np.ndarray:
@@ -72,7 +73,7 @@ class HashEvaluator:
     def __init__(self, delay: float = 0.0) -> None:
         self.delay = delay
 
-    def evaluate(self, positions: Sequence[Position]) -> tuple[np.ndarray, np.ndarray]:
+    def evaluate(self, positions: Sequence[Position]) -> tuple[np.ndarray, np.ndarray, None]:
         time.sleep(self.delay)
         priors, values = [], []
         for p in positions:
@@ -80,7 +81,7 @@ class HashEvaluator:
             logits = 2.0 * rng.normal(size=p.size ** 2 + 1)
             priors.append(np.exp(logits - logits.max()))
             values.append(rng.random())
-        return np.array(priors), np.array(values)
+        return np.array(priors), np.array(values), None
 
 
 def walk(node: Node) -> Iterator[tuple[Node, int, Node]]:
@@ -221,7 +222,7 @@ def test_a_batch_of_one_builds_exactly_the_tree_of_plain_sequential_search() -> 
         """Textbook recursive PUCT: evaluate each leaf at once, no virtual loss."""
 
         def __init__(self, p: Position) -> None:
-            priors, wins = evaluator.evaluate([p])
+            priors, wins, _ = evaluator.evaluate([p])
             legal = np.append(p.legal_points(), True)
             self.moves, self.prior = candidate_moves(priors[0], legal, config)
             self.value = 2 * wins[0] - 1
@@ -385,3 +386,33 @@ def test_config_rejects_nonsense() -> None:
         SearchConfig(noise_epsilon=1.5)
     assert SearchConfig.analysis().noise_epsilon == 0 and SearchConfig.play().noise_epsilon == 0.25
     assert SearchConfig.play(batch_size=32).batch_size == 32
+
+
+class LeadEvaluator:
+    """Black wins whatever happens; White's expected loss is 10 points when Black holds ``small``,
+    40 when Black holds ``big``, 25 otherwise.  The priors prefer ``small``, then ``big``."""
+
+    def __init__(self, small: int, big: int) -> None:
+        self.small, self.big = small, big
+
+    def evaluate(self, positions: Sequence[Position]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        priors = np.full((len(positions), positions[0].size ** 2 + 1), 0.01)
+        priors[:, self.small], priors[:, self.big] = 1.5, 1.0
+        black_lead = [
+            10.0 if p.color_at(self.small) == BLACK else 40.0 if p.color_at(self.big) == BLACK else 25.0
+            for p in positions
+        ]
+        mover = np.array([p.to_play for p in positions])
+        return priors, np.where(mover == BLACK, 0.99, 0.01), np.array(black_lead) * mover
+
+
+@pytest.mark.parametrize("utility", [True, False])
+def test_far_ahead_the_search_plays_for_the_bigger_lead_only_with_the_score_utility(utility: bool) -> None:
+    small, big = from_gtp("C3", 9), from_gtp("G7", 9)
+    config = SearchConfig(batch_size=4, score_utility=0.1 if utility else 0.0,
+                          score_utility_dynamic=0.3 if utility else 0.0)
+    result = Search(Position(9), LeadEvaluator(small, big), config).run(max_visits=400)
+    assert result.winrate == pytest.approx(0.99, abs=0.01) and result.score_lead > 9
+    leads = {c.move: c.score_lead for c in result.candidates}
+    assert leads[small] == pytest.approx(10.0) and leads[big] == pytest.approx(40.0)
+    assert result.best == (big if utility else small)

@@ -35,14 +35,14 @@ class FixedEvaluator:
         self.black_wins, self.weights, self.delay = black_wins, weights, delay
         self.evaluated = 0
 
-    def evaluate(self, positions: Sequence[Position]) -> tuple[np.ndarray, np.ndarray]:
+    def evaluate(self, positions: Sequence[Position]) -> tuple[np.ndarray, np.ndarray, None]:
         time.sleep(self.delay)
         self.evaluated += len(positions)
         n = positions[0].size ** 2 + 1
         priors = np.tile(np.ones(n) if self.weights is None else self.weights, (len(positions), 1))
         priors[:, -1] = 0.01
         wins = [self.black_wins if p.to_play == BLACK else 1 - self.black_wins for p in positions]
-        return priors, np.array(wins)
+        return priors, np.array(wins), None
 
 
 def mcts(level: str = "mcts-50", **options: object) -> Bot:

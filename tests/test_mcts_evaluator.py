@@ -62,7 +62,8 @@ def test_net_priors_are_a_distribution_over_the_legal_moves_and_pass() -> None:
     )
     for ladder_adjust in (False, True):
         evaluator = NetEvaluator(Network(tiny_net(), dtype="float32"), ladder_adjust=ladder_adjust)
-        priors, wins = evaluator.evaluate([pos, opening()])
+        priors, wins, leads = evaluator.evaluate([pos, opening()])
+        assert leads is None  # the tiny net has no score head
         assert priors.shape == (2, 82) and wins.shape == (2,)
         assert np.allclose(priors.sum(axis=1), 1, atol=1e-5)
         assert priors[0, from_gtp("B9", 9)] == 0 and priors[0, from_gtp("A8", 9)] == 0  # occupied

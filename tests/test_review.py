@@ -31,11 +31,11 @@ class FavouriteEvaluator:
     def __init__(self, favourite: int) -> None:
         self.favourite = favourite
 
-    def evaluate(self, positions: Sequence[Position]) -> tuple[np.ndarray, np.ndarray]:
+    def evaluate(self, positions: Sequence[Position]) -> tuple[np.ndarray, np.ndarray, None]:
         n = positions[0].size ** 2 + 1
         priors = np.tile(np.linspace(1.0, 0.1, n), (len(positions), 1))
         holder = [p.color_at(self.favourite) * p.to_play for p in positions]  # 1: the mover's stone
-        return priors, np.array([{1: 0.9, -1: 0.1, 0: 0.5}[h] for h in holder])
+        return priors, np.array([{1: 0.9, -1: 0.1, 0: 0.5}[h] for h in holder]), None
 
 
 def test_win_rates_and_best_move_come_from_the_search() -> None:

@@ -37,7 +37,7 @@ class CountingEvaluator:
         self.calls = 0
         self.positions = 0
 
-    def evaluate(self, positions: Sequence[Position]) -> tuple[np.ndarray, np.ndarray]:
+    def evaluate(self, positions: Sequence[Position]) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
         """Return the inner evaluator's result, counting the call."""
         self.calls += 1
         self.positions += len(positions)

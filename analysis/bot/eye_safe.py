@@ -18,13 +18,13 @@ class EyeSafeEvaluator:
     def __init__(self, inner: Evaluator) -> None:
         self.inner = inner
 
-    def evaluate(self, positions: Sequence[Position]) -> tuple[np.ndarray, np.ndarray]:
-        """Return the inner evaluator's (priors, win probabilities), priors on own eyes set to 0."""
-        priors, wins = self.inner.evaluate(positions)
+    def evaluate(self, positions: Sequence[Position]) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """Return the inner evaluator's (priors, win probabilities, score leads), own eyes' priors 0."""
+        priors, wins, leads = self.inner.evaluate(positions)
         priors = np.array(priors, copy=True)
         for row, pos in zip(priors, positions, strict=True):
             color = pos.to_play
             for point in np.flatnonzero(row[:-1]).tolist():
                 if pos.is_eye(point, color):
                     row[point] = 0.0
-        return priors, wins
+        return priors, wins, leads

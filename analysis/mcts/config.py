@@ -21,6 +21,8 @@ class SearchConfig:
       up to more than ``darkforest_mass``, and at most ``darkforest_max_moves`` of them.
     - ``noise_epsilon``: weight of the Dirichlet noise mixed into the root priors (0: none);
       ``noise_alpha`` is its concentration on 19x19, scaled by 361 / (number of candidates).
+    - ``score_utility`` and ``score_utility_dynamic``: KataGo's static and dynamic score
+      utility factors (:mod:`analysis.mcts.utility`), used when the evaluator gives score leads.
     """
 
     c_puct: float = 1.25
@@ -32,6 +34,8 @@ class SearchConfig:
     darkforest_max_moves: int = 10
     noise_epsilon: float = 0.0
     noise_alpha: float = 0.03
+    score_utility: float = 0.1
+    score_utility_dynamic: float = 0.3
 
     def __post_init__(self) -> None:
         """Raises ValueError for a value out of range or an unknown tree policy."""

@@ -38,8 +38,9 @@ class NetEvaluator:
         self.ladder_adjust = ladder_adjust
         self.cache = LRUCache(cache_size)
 
-    def evaluate(self, positions: Sequence[Position]) -> tuple[np.ndarray, np.ndarray]:
-        """Return (priors (N, size*size + 1) float32, win probabilities (N,)) for the players to move.
+    def evaluate(self, positions: Sequence[Position]) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """Return (priors (N, size*size + 1) float32, win probabilities (N,), score leads (N,) or
+        None without a score head) for the players to move.
 
         Cached positions are not recomputed.  Raises ValueError for an empty batch or mixed sizes.
         """
@@ -47,14 +48,17 @@ class NetEvaluator:
         entries = [self.cache.get(k) for k in keys]
         missing = [i for i, e in enumerate(entries) if e is None]
         if missing:
-            policy, value = self.infer([positions[i] for i in missing])
+            prediction = self.network.predict([positions[i] for i in missing])
+            leads = prediction.score_mean
             for j, i in enumerate(missing):
-                prior = policy[j]
+                prior = prediction.policy[j]
                 if self.ladder_adjust:
                     prior = adjust_policy(prior, positions[i]).astype(np.float32)
-                entries[i] = (prior, float(value[j]))
+                entries[i] = (prior, float(prediction.value[j]), None if leads is None else float(leads[j]))
                 self.cache.put(keys[i], entries[i])
-        return np.stack([e[0] for e in entries]), np.array([e[1] for e in entries])
+        scored = entries[0][2] is not None
+        return (np.stack([e[0] for e in entries]), np.array([e[1] for e in entries]),
+                np.array([e[2] for e in entries]) if scored else None)
 
     def infer(self, positions: Sequence[Position]) -> tuple[np.ndarray, np.ndarray]:
         """Return the network's (softmax over legal moves and pass (N, size*size + 1) float32,

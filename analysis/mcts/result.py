@@ -11,18 +11,21 @@ from analysis.mcts.node import Node
 
 @dataclass(frozen=True)
 class Candidate:
-    """One visited root move; ``winrate`` is the root player's, ``pv`` starts with ``move``."""
+    """One visited root move; ``winrate`` and ``score_lead`` (None without score leads) are the root
+    player's, ``pv`` starts with ``move``."""
 
     move: int
     visits: int
     winrate: float
     prior: float
     pv: tuple[int, ...]
+    score_lead: float | None = None
 
 
 @dataclass(frozen=True)
 class SearchResult:
-    """A snapshot of the search: the root's visits and win rate (for ``to_play``), and its visited moves.
+    """A snapshot of the search: the root's visits, win rate and score lead (for ``to_play``; None
+    when the evaluator gives no score leads), and its visited moves.
 
     ``candidates`` are sorted by visits (most first, the higher prior breaking ties);
     ``best`` is the first of them, or the highest-prior move when none was visited yet.
@@ -37,6 +40,7 @@ class SearchResult:
     candidates: tuple[Candidate, ...]
     new_visits: int
     seconds: float
+    score_lead: float | None = None
 
     @property
     def visits_per_second(self) -> float:
@@ -54,9 +58,11 @@ def principal_variation(node: Node | None) -> list[int]:
     return pv
 
 
-def summarize(root: Node, visits: int, value_sum: float, new_visits: int, seconds: float) -> SearchResult:
-    """Return the result of the expanded ``root`` with its ``visits`` (at least 1) and ``value_sum``
-    (-1..+1 scale, for the root's player to move).
+def summarize(
+    root: Node, visits: int, value_sum: float, lead_sum: float | None, new_visits: int, seconds: float
+) -> SearchResult:
+    """Return the result of the expanded ``root`` with its ``visits`` (at least 1), ``value_sum``
+    (-1..+1 scale) and ``lead_sum`` (points, None without score leads), for the root's player to move.
 
     Raises ValueError if the root is not expanded.
     """
@@ -67,8 +73,11 @@ def summarize(root: Node, visits: int, value_sum: float, new_visits: int, second
         if n == 0:
             break
         pv = (root.moves[idx], *principal_variation(root.children.get(idx)))
-        winrate = (root.w[idx] / n + 1) / 2
-        candidates.append(Candidate(root.moves[idx], int(n), float(winrate), float(root.raw_prior[idx]), pv))
+        winrate = (root.wins[idx] / n + 1) / 2
+        lead = float(root.leads[idx] / n) if lead_sum is not None else None
+        candidates.append(
+            Candidate(root.moves[idx], int(n), float(winrate), float(root.raw_prior[idx]), pv, lead)
+        )
     return SearchResult(
         to_play=root.to_play,
         visits=visits,
@@ -77,4 +86,5 @@ def summarize(root: Node, visits: int, value_sum: float, new_visits: int, second
         candidates=tuple(candidates),
         new_visits=new_visits,
         seconds=seconds,
+        score_lead=lead_sum / visits if lead_sum is not None else None,
     )

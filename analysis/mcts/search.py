@@ -5,7 +5,9 @@ leaf it reaches with a virtual loss so that the next descent tends elsewhere,
 then evaluates the new leaves in one evaluator call and backs their values up.
 A leaf after two consecutive passes is scored by area instead.  With a batch of
 one the search is plain sequential PUCT: the virtual loss is always removed
-before the next descent.
+before the next descent.  When the evaluator gives score leads, selection
+maximises the utility of :mod:`analysis.mcts.utility` (win value plus score
+terms) while the reported win rates stay the plain win values.
 
 The tree is kept between moves: ``advance(move)`` makes that child the root.
 """
@@ -27,7 +29,8 @@ from analysis.mcts.node import Node
 from analysis.mcts.noise import add_dirichlet_noise
 from analysis.mcts.puct import select_child
 from analysis.mcts.result import SearchResult, summarize
-from analysis.mcts.terminal import terminal_value
+from analysis.mcts.terminal import terminal_margin, terminal_value
+from analysis.mcts.utility import ScoreUtility
 
 Path = list[tuple[Node, int]]
 
@@ -61,6 +64,10 @@ class Search:
         self._position = position.copy()
         self._rng = np.random.default_rng(seed)
         self._stop = threading.Event()
+        self._utility = ScoreUtility.for_board(position.size, self.config.score_utility,
+                                               self.config.score_utility_dynamic)
+        self._centre = 0.0  # the root player's expected lead when the search began
+        self._scored = False  # whether the evaluator gives score leads
         self._new_root()
 
     @property
@@ -92,7 +99,9 @@ class Search:
             return
         self.root = child
         self._root_n = int(old.n[idx])
-        self._root_w = -float(old.w[idx])
+        self._root_w = -float(old.wins[idx])
+        self._root_lead = -float(old.leads[idx])
+        self._centre = self._root_lead / max(1, self._root_n)
         self._add_root_noise()
 
     def run(
@@ -167,7 +176,8 @@ class Search:
         """
         if not self.root.moves:
             raise ValueError("the search has not started")
-        return summarize(self.root, self._root_n, self._root_w, new_visits, seconds)
+        lead = self._root_lead if self._scored else None
+        return summarize(self.root, self._root_n, self._root_w, lead, new_visits, seconds)
 
     # -- the tree --------------------------------------------------------
     def _new_root(self) -> None:
@@ -175,15 +185,27 @@ class Search:
         self.root = Node(self._position.to_play, self._position.consecutive_passes())
         self._root_n = 0
         self._root_w = 0.0
+        self._root_lead = 0.0
 
     def _expand_root(self) -> None:
-        """Evaluate and expand the root, counting one visit."""
-        priors, wins = self.evaluator.evaluate([self._position])
-        value = 2.0 * float(wins[0]) - 1.0
-        self._expand(self.root, self._position, priors[0], value)
+        """Evaluate and expand the root, counting one visit; its score lead becomes the centre of
+        the dynamic score utility."""
+        priors, wins, leads = self.evaluator.evaluate([self._position])
+        self._scored = leads is not None
+        value, lead = 2.0 * float(wins[0]) - 1.0, float(leads[0]) if leads is not None else 0.0
+        self._centre = lead
+        self._expand(self.root, self._position, priors[0], self._utility_of(self.root, value, lead))
         self._root_n += 1
         self._root_w += value
+        self._root_lead += lead
         self._add_root_noise()
+
+    def _utility_of(self, node: Node, win: float, lead: float) -> float:
+        """Return the utility of (``win``, ``lead``) for the player to move at ``node``."""
+        if not self._scored:
+            return win
+        centre = self._centre if node.to_play == self.root.to_play else -self._centre
+        return self._utility(win, lead, centre)
 
     def _add_root_noise(self) -> None:
         """Mix Dirichlet noise into the root priors when the config asks for it."""
@@ -212,7 +234,7 @@ class Search:
             leaf = self._descend()
             node = leaf.node
             if node.terminal is not None:
-                self._backup(leaf.path, node.terminal)
+                self._backup(leaf.path, node.terminal, node.terminal_lead)
                 visits += 1
             elif node.pending:
                 collided.append(leaf.path)
@@ -223,11 +245,12 @@ class Search:
             self._revert(path)
         if not leaves:
             return
-        priors, wins = self.evaluator.evaluate([leaf.position for leaf in leaves])
-        for leaf, prior, win in zip(leaves, priors, wins.tolist(), strict=True):
+        priors, wins, leads = self.evaluator.evaluate([leaf.position for leaf in leaves])
+        leads = leads.tolist() if leads is not None else [0.0] * len(leaves)
+        for leaf, prior, win, lead in zip(leaves, priors, wins.tolist(), leads, strict=True):
             value = 2.0 * win - 1.0
-            self._expand(leaf.node, leaf.position, prior, value)
-            self._backup(leaf.path, value)
+            self._expand(leaf.node, leaf.position, prior, self._utility_of(leaf.node, value, lead))
+            self._backup(leaf.path, value, lead)
 
     def _descend(self) -> _Leaf:
         """Walk from the root by PUCT, adding virtual loss, to a new, pending or terminal leaf."""
@@ -246,24 +269,28 @@ class Search:
             child = node.children.get(idx)
             if child is None:
                 passes = node.passes + 1 if move == pass_point else 0
-                child = Node(pos.to_play, passes, terminal_value(pos) if passes >= 2 else None)
+                final = (terminal_value(pos), terminal_margin(pos)) if passes >= 2 else (None, 0.0)
+                child = Node(pos.to_play, passes, *final)
                 node.children[idx] = child
                 return _Leaf(path, child, pos)
             if not child.moves:
                 return _Leaf(path, child, pos)
             node = child
 
-    def _backup(self, path: Path, value: float) -> None:
-        """Add one visit of ``value`` (for the leaf's player to move) along ``path``, removing its
-        virtual loss; each node's entry is seen from the player who chose it."""
+    def _backup(self, path: Path, value: float, lead: float = 0.0) -> None:
+        """Add one visit of ``value`` and ``lead`` (for the leaf's player to move) along ``path``,
+        removing its virtual loss; each node's entry is seen from the player who chose it."""
         vl = self.config.virtual_loss
         for node, idx in reversed(path):
-            value = -value
+            value, lead = -value, -lead
             node.n[idx] += 1.0
-            node.w[idx] += value
+            node.w[idx] += self._utility_of(node, value, lead)
+            node.wins[idx] += value
+            node.leads[idx] += lead
             node.vl[idx] -= vl
         self._root_n += 1
         self._root_w += value
+        self._root_lead += lead
 
     def _revert(self, path: Path) -> None:
         """Remove the virtual loss of a descent that ended on a pending leaf."""

@@ -24,6 +24,7 @@ from analysis.features import FeatureContext, get_feature_set, symmetry
 from analysis.features.targets import target_mask
 from analysis.go.position import Position
 from analysis.nets import checkpoint, precision
+from analysis.nets.layers import SCORE_BINS, SCORE_SCALE
 
 CALIBRATION_BATCH = 8  # positions timed in each dtype when the dtype is chosen by measurement
 MAX_BATCH = 256
@@ -33,16 +34,21 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class Prediction:
-    """A batch's outputs, in the positions' own orientation.
+    """A batch's outputs, in the positions' own orientation, all for the player to move.
 
     ``heads`` (N, K, A) float32: each policy head's probabilities over the n*n points and pass
     (pass last); head 0 is zero outside the mask, heads 1.. are darkforest's later moves.
-    ``value_logit`` (N,) float32 or None: the win logit for the player to move.
-    With symmetries, probabilities and value logits are averaged over them.
+    ``value_logit`` (N,) float32: the win logit.  ``ownership`` (N, n*n) float32 in -1..1: who
+    owns each point at the end (+1: the player to move).  ``score_mean`` and ``score_stdev``
+    (N,) float32: the final margin expected, in points, and its spread.  Each is None for a
+    network without that head.  With symmetries, every output is averaged over them.
     """
 
     heads: np.ndarray
     value_logit: np.ndarray | None
+    ownership: np.ndarray | None = None
+    score_mean: np.ndarray | None = None
+    score_stdev: np.ndarray | None = None
 
     @property
     def policy(self) -> np.ndarray:
@@ -57,6 +63,27 @@ class Prediction:
         return 1.0 / (1.0 + np.exp(-self.value_logit.astype(np.float64)))
 
 
+def outputs(model: nn.Module, x: torch.Tensor, mask: torch.Tensor) -> dict[str, torch.Tensor]:
+    """Return every head of ``model`` by name: its ``forward_all``, or for a network with only a
+    policy and a value, ``policy`` and ``value`` (when it has one) from its ``forward``."""
+    if hasattr(model, "forward_all"):
+        return model.forward_all(x, mask)
+    policy, value = model(x, mask)
+    return {"policy": policy} if value is None else {"policy": policy, "value": value}
+
+
+def score_moments(out: dict[str, torch.Tensor], kind: str) -> tuple[torch.Tensor, torch.Tensor]:
+    """Return (mean, stdev) (N,) of the final margin in points from the ``kind`` score head's outputs
+    (``distribution``: the moments of the softmax over the margins; ``gaussian``: its two outputs)."""
+    if kind == "distribution":
+        probs = torch.softmax(out["score_logits"].float(), dim=-1)
+        margins = torch.arange(-SCORE_BINS, SCORE_BINS + 1, device=probs.device, dtype=probs.dtype)
+        mean = probs @ margins
+        return mean, (probs @ margins.square() - mean.square()).clamp(min=0).sqrt()
+    mean, log_std = out["score_gaussian"].float().unbind(1)
+    return SCORE_SCALE * mean, SCORE_SCALE * torch.exp(log_std)
+
+
 class Network:
     """A model ready for inference on positions (see the module docstring)."""
 
@@ -67,12 +94,15 @@ class Network:
         dtype: str | torch.dtype | None = None,
         max_batch: int = MAX_BATCH,
         info: dict | None = None,
+        score_kind: str | None = None,
     ) -> None:
         """Wrap ``model`` (moved to ``device``, default CUDA when available, and put in eval mode).
 
         ``dtype`` (``float32``, ``bfloat16`` or a torch dtype) fixes the precision; None chooses
         it on the first batch (:func:`analysis.nets.precision.choose_dtype`).  ``info`` is the
-        checkpoint's description (preset, samples...).  Raises ValueError for an unknown dtype.
+        checkpoint's description (preset, samples...).  ``score_kind`` picks the score head the
+        score lead comes from (``distribution`` or ``gaussian``; by default the distribution when
+        the network has one).  Raises ValueError for an unknown dtype.
         """
         self.device = torch.device(device) if device is not None else precision.default_device()
         self.model = model.eval().to(self.device)
@@ -82,6 +112,8 @@ class Network:
         self.dtype_reason = "given" if dtype is not None else ""
         self.max_batch = max_batch
         self.info = info or {}
+        self.score_kind = score_kind if score_kind is not None else next(
+            (k for k in ("distribution", "gaussian") if k in self.config.score_kinds), "")
         self._lock = threading.Lock()
 
     @classmethod
@@ -122,44 +154,47 @@ class Network:
         """
         if symmetries not in (1, 8):
             raise ValueError(f"symmetries must be 1 or 8, not {symmetries}")
-        heads, values = [], []
-        for i in range(0, len(planes), self.max_batch):
-            h, v = self._bagged(planes[i : i + self.max_batch], masks[i : i + self.max_batch], symmetries)
-            heads.append(h)
-            values.append(v)
-        value = None if values[0] is None else np.concatenate(values)
-        return Prediction(np.concatenate(heads), value)
+        parts = [self._bagged(planes[i : i + self.max_batch], masks[i : i + self.max_batch], symmetries)
+                 for i in range(0, len(planes), self.max_batch)]
+        joined = {name: np.concatenate([p[name] for p in parts]) for name in parts[0]}
+        return Prediction(joined.pop("heads"), joined.pop("value", None), **joined)
 
-    def _bagged(
-        self, planes: np.ndarray, masks: np.ndarray, symmetries: int
-    ) -> tuple[np.ndarray, np.ndarray | None]:
-        """Return (heads (N, K, A), value logits (N,) or None) averaged over the first ``symmetries``."""
+    def _bagged(self, planes: np.ndarray, masks: np.ndarray, symmetries: int) -> dict[str, np.ndarray]:
+        """Return the outputs of one batch averaged over the first ``symmetries``, by name."""
         n = planes.shape[-1]
         area = n * n
-        heads = np.zeros((len(planes), self.config.future_moves, area + 1), dtype=np.float32)
-        values = []
+        total: dict[str, np.ndarray] = {}
         for k in range(symmetries):
             table = symmetry.point_table(n, k)
             moved = masks.copy()
             moved[:, table[:area]] = masks[:, :area]
-            probs, value = self._forward(np.ascontiguousarray(symmetry.apply(planes, k)), moved)
-            heads += probs[:, :, table]  # probs[..., table[q]] is the probability of original point q
-            if value is not None:
-                values.append(value)
-        return heads / symmetries, (np.mean(values, axis=0) if values else None)
+            out = self._forward(np.ascontiguousarray(symmetry.apply(planes, k)), moved)
+            out["heads"] = out["heads"][:, :, table]  # [..., table[q]] is original point q's
+            if "ownership" in out:
+                out["ownership"] = out["ownership"][:, table[:area]]
+            for name, array in out.items():
+                total[name] = total[name] + array if name in total else array
+        return {name: array / symmetries for name, array in total.items()}
 
     @torch.inference_mode()
-    def _forward(self, planes: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
-        """Return (softmaxes of every head (N, K, A), value logits (N,) or None) of one batch."""
+    def _forward(self, planes: np.ndarray, masks: np.ndarray) -> dict[str, np.ndarray]:
+        """Return the outputs of one batch by name: ``heads`` (softmaxes (N, K, A)), and as the
+        network has them ``value`` (logits), ``ownership``, ``score_mean`` and ``score_stdev``."""
         x = torch.from_numpy(planes).to(self.device)
         mask = torch.from_numpy(masks).to(self.device)
         with self._lock:
             if self.dtype is None:
                 self._choose_dtype(x, mask)
             with precision.autocast(self.device, self.dtype):
-                logits, value = self.model(x, mask)
-        probs = torch.softmax(logits.float(), dim=-1).cpu().numpy()
-        return probs, (value.float().cpu().numpy() if value is not None else None)
+                out = outputs(self.model, x, mask)
+        result = {"heads": torch.softmax(out["policy"].float(), dim=-1)}
+        if "value" in out:
+            result["value"] = out["value"].float()
+        if "ownership" in out:
+            result["ownership"] = out["ownership"].float()
+        if self.score_kind:
+            result["score_mean"], result["score_stdev"] = score_moments(out, self.score_kind)
+        return {name: tensor.cpu().numpy() for name, tensor in result.items()}
 
     def _choose_dtype(self, x: torch.Tensor, mask: torch.Tensor) -> None:
         """Choose the dtype, timing forward passes on CALIBRATION_BATCH copies of the first input."""

@@ -36,8 +36,8 @@ class LockedEvaluator:
         self.inner = inner
         self.lock = threading.Lock()
 
-    def evaluate(self, positions: Sequence[Position]) -> tuple[np.ndarray, np.ndarray]:
-        """Return the inner evaluator's (priors, win probabilities) for ``positions``."""
+    def evaluate(self, positions: Sequence[Position]) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """Return the inner evaluator's (priors, win probabilities, score leads) for ``positions``."""
         with self.lock:
             return self.inner.evaluate(positions)
 
