@@ -89,7 +89,7 @@ def analyze_position(self, query: dict, reply_channel: str | None = None) -> dic
         if parsed.backpred and engine.zoo().names("previous"):
             backpred = engine.network(parsed.backpred_network, "previous")
         policy_net = None if net.has_value else net
-        result = answer_query(parsed, engine.evaluator(parsed.network), policy_net, backpred)
+        result = answer_query(parsed, engine.evaluator(parsed.network), policy_net, backpred, net)
         result["network"] = engine.choose(parsed.network).name
     except Exception as exc:
         if reply_channel:

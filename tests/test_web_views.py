@@ -207,14 +207,19 @@ def test_api_analyze_katago_style(client) -> None:
     assert body["id"] == "q1" and body["turnNumber"] == 2
     infos = body["moveInfos"]
     assert 2 <= len(infos) <= 23
-    assert all(set(info) == {"move", "order", "prior", "visits", "winrate", "pv"} for info in infos)
+    fields = {"move", "order", "prior", "visits", "winrate", "scoreLead", "pv"}
+    assert all(set(info) == fields for info in infos)
     assert [info["order"] for info in infos] == list(range(len(infos)))
     visits = [info["visits"] for info in infos]
     assert visits == sorted(visits, reverse=True) and sum(visits) == 23  # the root's own visit + 23
     assert all(0 <= info["winrate"] <= 1 and info["pv"][0] == info["move"] for info in infos)
     assert max(len(info["pv"]) for info in infos) >= 2  # the search went deeper than one move
     root = body["rootInfo"]
-    assert root == {"currentPlayer": "B", "winrate": root["winrate"], "visits": 24}
+    scored = engine.network().info["config"].get("score_head", "")  # the default network's heads
+    assert root == {"currentPlayer": "B", "winrate": root["winrate"], "visits": 24,
+                    "scoreLead": root["scoreLead"], "scoreStdev": root["scoreStdev"]}
+    assert (root["scoreLead"] is None) == (not scored)
+    assert all((i["scoreLead"] is None) == (not scored) for i in infos)
     assert 0 <= root["winrate"] <= 1
     assert len(body["policy"]) == 82 and body["policy"][4 * 9 + 4] == -1  # E5 is occupied
     assert body["ladders"]["size"] == 9

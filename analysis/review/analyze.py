@@ -48,8 +48,19 @@ def _move_info(point: int, order: int, prior: float, searched: Candidate | None,
         "prior": round(prior, 5),
         "visits": searched.visits if searched is not None else 0,
         "winrate": round(searched.winrate, 4) if searched is not None else None,
+        "score_lead": _points(searched.score_lead) if searched is not None else None,
         "pv": [to_gtp(p, size) for p in pv],
     }
+
+
+def black_lead(lead: float | None, to_play: int) -> float | None:
+    """Return the score lead of the player ``to_play`` seen from Black (None stays None)."""
+    return None if lead is None else lead * to_play
+
+
+def _points(lead: float | None) -> float | None:
+    """Return a score lead rounded to a tenth of a point (None stays None)."""
+    return None if lead is None else round(lead, 1)
 
 
 def position_analysis(
@@ -64,10 +75,12 @@ def position_analysis(
     """Search ``position`` for ``visits`` visits (at least the root's own) and return its analysis.
 
     - ``to_play``, ``winrate`` (the search's, for the player to move), ``black_winrate``,
-      ``visits`` (the root's) and ``best`` (the most visited move);
+      ``score_lead`` and ``black_score_lead`` (the points the player to move, or Black, leads by;
+      None without a score head), ``visits`` (the root's) and ``best`` (the most visited move);
     - ``candidates``: the policy's ``top`` moves, best prior first: ``move``, ``order`` (0 = the
-      highest prior), ``prior``, ``visits``, ``winrate`` (the search's for the player who plays
-      the move, None when it was not visited) and ``pv`` (the search's line from that move);
+      highest prior), ``prior``, ``visits``, ``winrate`` and ``score_lead`` (the search's for the
+      player who plays the move, None when it was not visited) and ``pv`` (the search's line from
+      that move);
     - ``moves`` (with ``include_search``): every move the search visited, most visited first,
       with the same fields and ``order`` their rank by visits (KataGo's ``moveInfos``);
     - ``policy`` (with ``include_policy``): the network's ``size*size + 1`` probabilities.
@@ -85,6 +98,8 @@ def position_analysis(
         "to_play": "B" if position.to_play == BLACK else "W",
         "winrate": round(result.winrate, 4),
         "black_winrate": round(black_winrate(result.winrate, position.to_play), 4),
+        "score_lead": _points(result.score_lead),
+        "black_score_lead": _points(black_lead(result.score_lead, position.to_play)),
         "visits": result.visits,
         "best": to_gtp(result.best, size),
         "candidates": [
@@ -159,15 +174,30 @@ def backpred_heatmap(network: Network, position: Position) -> list[float]:
     return [round(float(p), 4) for p in network.predict([position]).policy[0, :-1]]
 
 
+def root_judgement(network: Network, position: Position, ownership: bool) -> dict:
+    """Return the network's own judgement of ``position`` beside the search's: ``score_stdev`` (the
+    spread of the final margin, in points) and, with ``ownership``, the ``ownership`` of each point
+    (n*n, row-major, -1..1 for the player to move); None where the network has no such head."""
+    prediction = network.predict([position])
+    stdev = prediction.score_stdev
+    out = {"score_stdev": None if stdev is None else round(float(stdev[0]), 1)}
+    if ownership:
+        owned = prediction.ownership
+        out["ownership"] = None if owned is None else [round(float(v), 3) for v in owned[0]]
+    return out
+
+
 def answer_query(
     query: PositionQuery,
     evaluator: Evaluator,
     policy_net: Network | None = None,
     backpred: Network | None = None,
+    root_net: Network | None = None,
 ) -> dict:
     """Return the ``analysis`` message answering ``query`` (see ``docs/protocol.md``):
     :func:`position_analysis` with ``type`` and ``move_number``, the ``ladders`` overlay (or
-    None) and the ``backpred`` heatmap (None without a back-prediction network or a move).
+    None), the ``backpred`` heatmap (None without a back-prediction network or a move), and
+    ``root_net``'s :func:`root_judgement` (``score_stdev``, and ``ownership`` when the query asks).
     ``policy_net`` gives the candidates and policy instead of the evaluator's network (a
     next-move network without a value head, whose win rates come from ``evaluator``).
 
@@ -182,6 +212,8 @@ def answer_query(
     heatmap = None
     if query.backpred and backpred is not None and position.moves:
         heatmap = backpred_heatmap(backpred, position)
+    if root_net is not None:
+        analysis.update(root_judgement(root_net, position, query.ownership))
     return {
         "type": "analysis",
         "move_number": query.move_number,

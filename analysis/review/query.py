@@ -25,7 +25,8 @@ class PositionQuery:
     ``visits`` is the search's budget, already defaulted and capped by whoever built the query.
     ``move_number`` is echoed back (by default the number of moves).  ``ladders`` adds the ladder
     overlay, ``backpred`` the back-prediction heatmap, ``search_moves`` every visited move (KataGo's
-    ``moveInfos``) and ``policy`` the network's probabilities of every move.  ``network`` and
+    ``moveInfos``), ``policy`` the network's probabilities of every move and ``ownership`` its
+    ownership map (KataGo's ``includeOwnership``).  ``network`` and
     ``backpred_network`` name shipped networks (``weights/zoo.json``); empty means the default.
     """
 
@@ -40,6 +41,7 @@ class PositionQuery:
     backpred: bool = False
     search_moves: bool = False
     policy: bool = True
+    ownership: bool = False
     network: str = ""
     backpred_network: str = ""
 

@@ -14,31 +14,45 @@ from analysis.sgf import GameRecord
 MISTAKE_LOSS = 0.05  # a move losing at least this much win rate is called a mistake in the SGF
 
 
-def mistakes(results: Sequence[dict], limit: int = 10) -> list[dict]:
-    """Return the moves that lost the most win rate for their player, worst first (at most ``limit``).
+def mistakes(results: Sequence[dict], limit: int = 10, by: str = "winrate") -> list[dict]:
+    """Return the moves that lost the most for their player, worst first (at most ``limit``).
 
-    Move k+1 is ``results[k]["played"]``; its loss is its player's search win rate before it
-    (position k) minus after it (position k+1).  Each item has ``move_number``, ``color``,
-    ``move``, ``loss`` and ``best`` (the search's choice instead).
+    Move k+1 is ``results[k]["played"]``; its ``loss`` is its player's search win rate before it
+    (position k) minus after it (position k+1), and ``points_lost`` the same of the score lead
+    (None without score leads).  ``by`` ranks them by ``winrate`` (the loss) or by ``score`` (the
+    points lost).  Each item has ``move_number``, ``color``, ``move``, ``loss``, ``points_lost``
+    and ``best`` (the search's choice instead).  Raises ValueError for another ``by``.
     """
+    if by not in ("winrate", "score"):
+        raise ValueError(f"mistakes are ranked by winrate or score, not {by!r}")
     out = []
     for before, after in pairwise(results):
         if before.get("played") is None or before["black_winrate"] is None or after["black_winrate"] is None:
             continue
         sign = 1 if before["to_play"] == "B" else -1
         loss = sign * (before["black_winrate"] - after["black_winrate"])
-        if loss > 0:
+        points = _points_lost(before, after, sign)
+        worse = points if by == "score" else loss
+        if worse is not None and worse > 0:
             out.append(
                 {
                     "move_number": before["move_number"] + 1,
                     "color": before["to_play"],
                     "move": before["played"],
                     "loss": round(loss, 4),
+                    "points_lost": None if points is None else round(points, 1),
                     "best": before.get("best"),
                 }
             )
-    out.sort(key=lambda m: -m["loss"])
+    key = "points_lost" if by == "score" else "loss"
+    out.sort(key=lambda m: -m[key])
     return out[:limit]
+
+
+def _points_lost(before: dict, after: dict, sign: int) -> float | None:
+    """Return the points the mover's score lead fell by over one move, or None without score leads."""
+    a, b = before.get("black_score_lead"), after.get("black_score_lead")
+    return None if a is None or b is None else sign * (a - b)
 
 
 def annotate(record: GameRecord, results: Sequence[dict]) -> None:
@@ -60,8 +74,13 @@ def annotate(record: GameRecord, results: Sequence[dict]) -> None:
             visits = f" ({entry['visits']} visits)" if entry.get("visits") else ""
             lines.append(f"Black win rate: {100 * entry['black_winrate']:.1f}%{visits}")
             node.set("SBKV", f"{100 * entry['black_winrate']:.2f}")
+        if entry.get("black_score_lead") is not None:
+            lead = entry["black_score_lead"]
+            lines.append(f"Score lead: {'B' if lead >= 0 else 'W'}+{abs(lead):.1f}")
         if k in worst and worst[k]["loss"] >= MISTAKE_LOSS:
-            lines.append(f"Mistake: lost {100 * worst[k]['loss']:.1f}%; best was {worst[k]['best']}")
+            points = worst[k]["points_lost"]
+            lost = f" and {points:.1f} points" if points is not None else ""
+            lines.append(f"Mistake: lost {100 * worst[k]['loss']:.1f}%{lost}; best was {worst[k]['best']}")
         top = ", ".join(f"{c['move']} {100 * c['prior']:.1f}%" for c in entry["candidates"][:5])
         lines.append(f"Candidates for {entry['to_play']}: {top}")
         if entry.get("best"):

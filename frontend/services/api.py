@@ -22,7 +22,8 @@ from frontend.services import engine
 RULES = AREA_RULES | TERRITORY_RULES | {"tromp_taylor", "stone_scoring"}
 MAX_MOVES = 2000
 MAX_VISITS = 1_000_000  # a sane request; the search itself stops at GOWEB_API_MAX_VISITS
-MOVE_FIELDS = ("move", "order", "prior", "visits", "winrate", "pv")
+MOVE_FIELDS = {"move": "move", "order": "order", "prior": "prior", "visits": "visits", "winrate": "winrate",
+               "scoreLead": "score_lead", "pv": "pv"}  # KataGo's name: ours
 
 
 class ApiError(ValueError):
@@ -80,6 +81,7 @@ def parse(query: Any) -> Job:
     if not 1 <= visits <= MAX_VISITS:
         raise ApiError(f"'maxVisits' must be {what}")
     include_policy = _get(query, "includePolicy", bool, False, "a boolean")
+    include_ownership = _get(query, "includeOwnership", bool, False, "a boolean")
     network = _get(query, "network", str, "", "a string: a network's name (GET /api/networks)")
     try:
         network = engine.choose(network).name
@@ -96,6 +98,7 @@ def parse(query: Any) -> Job:
         backpred=False,
         search_moves=True,
         policy=include_policy,
+        ownership=include_ownership,
         network=network,
     )
     try:
@@ -109,16 +112,20 @@ def response(job: Job, analysis: dict) -> dict:
     """Return the KataGo-style answer to ``job`` from the task's ``analysis`` message.
 
     ``maxVisits`` is the budget searched; ``warning`` says when it was capped below the request.
+    ``scoreLead`` (and ``scoreStdev``, ``ownership``) are those of the player to move, like the win
+    rates, and null for a network without a score (or ownership) head.
     """
     answer = {
         "id": job.id,
         "turnNumber": len(job.query.moves),
         "network": job.query.network,
         "maxVisits": job.query.visits,
-        "moveInfos": [{k: info[k] for k in MOVE_FIELDS} for info in analysis["moves"]],
+        "moveInfos": [{name: info[ours] for name, ours in MOVE_FIELDS.items()} for info in analysis["moves"]],
         "rootInfo": {
             "currentPlayer": analysis["to_play"],
             "winrate": analysis["winrate"],
+            "scoreLead": analysis["score_lead"],
+            "scoreStdev": analysis.get("score_stdev"),
             "visits": analysis["visits"],
         },
         "ladders": analysis["ladders"],
@@ -127,6 +134,8 @@ def response(job: Job, analysis: dict) -> dict:
         answer["warning"] = (
             f"maxVisits {job.requested_visits} is above this server's cap: searched {job.query.visits} visits"
         )
+    if job.query.ownership:
+        answer["ownership"] = analysis.get("ownership")
     if job.include_policy:
         legal = [*job.position.legal_points().tolist(), True]
         answer["policy"] = [p if ok else -1 for p, ok in zip(analysis["policy"], legal, strict=True)]

@@ -198,5 +198,6 @@ def analysis_state(game_id: int) -> dict | None:
         "total": latest.total,
         "results": latest.results,
         "mistakes": mistakes(latest.results),
+        "point_mistakes": mistakes(latest.results, by="score"),
     }
 

@@ -89,7 +89,9 @@ def run_chunk(analysis_id: int, evaluator: Evaluator, visits: int, chunk: int) -
     if status == Status.DONE:
         results = Analysis.objects.get(pk=analysis_id).results
         notify.to_group(
-            game_id, {"type": "analysis_done", "analysis": analysis_id, "mistakes": mistakes(results)}
+            game_id,
+            {"type": "analysis_done", "analysis": analysis_id, "mistakes": mistakes(results),
+             "point_mistakes": mistakes(results, by="score")},
         )
     return ChunkOutcome(status, done, more=status == Status.RUNNING)
 
