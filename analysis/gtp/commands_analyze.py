@@ -6,7 +6,8 @@ to play, if given) and writes an ``info`` line (analysis_info.py) every
 ``interval`` centiseconds (default 100) until the next command arrives; an
 empty line then ends the reply, and the new command is answered.  Keys:
 ``interval N``, ``maxmoves N`` (report at most N moves), and KataGo's output
-switches (``ownership true`` and the like), accepted and ignored.  The search
+switches: ``ownership true`` appends the network's ownership of every point to
+each line (when the network has an ownership head); the others are accepted and ignored.  The search
 stops growing at MAX_ANALYSIS_VISITS visits (about 9 KB of tree each on 19x19)
 and the reply then waits for the next command.  The tree is the bot's, so
 analysis and genmove reuse each other's work.
@@ -31,6 +32,7 @@ from analysis.gtp.commands_args import CommandError, Handler
 from analysis.mcts import SearchResult
 
 if TYPE_CHECKING:
+    from analysis.go.position import Position
     from analysis.gtp.engine import GtpEngine
 
 DEFAULT_INTERVAL = 100  # centiseconds
@@ -48,6 +50,7 @@ class AnalyzeArgs:
     color: int | None
     interval: float
     max_moves: int | None
+    ownership: bool = False
 
 
 def _count(text: str, key: str) -> int:
@@ -68,6 +71,7 @@ def parse_analyze_args(args: list[str]) -> AnalyzeArgs:
     if rest and rest[0].isdigit():
         interval = int(rest.pop(0))
     max_moves = None
+    ownership = False
     while rest:
         key = rest.pop(0)
         if not rest:
@@ -79,7 +83,9 @@ def parse_analyze_args(args: list[str]) -> AnalyzeArgs:
             max_moves = _count(value, key)
         elif key not in KATA_SWITCHES or value not in ("true", "false"):
             raise CommandError(f"unsupported analyze argument {key!r}")
-    return AnalyzeArgs(color, max(interval, 1) / 100, max_moves)
+        elif key == "ownership":
+            ownership = value == "true"
+    return AnalyzeArgs(color, max(interval, 1) / 100, max_moves, ownership)
 
 
 def _analyze(engine: GtpEngine, args: list[str], kata: bool) -> str:
@@ -95,6 +101,7 @@ def _analyze(engine: GtpEngine, args: list[str], kata: bool) -> str:
         search = engine.bot.search_at(position)
     except ValueError as e:
         raise CommandError(str(e)) from None
+    owned = _ownership(engine, position) if kata and options.ownership else None
     out = engine.begin_stream()
     arrived = threading.Event()
     last_report = time.perf_counter()
@@ -106,14 +113,28 @@ def _analyze(engine: GtpEngine, args: list[str], kata: bool) -> str:
                 break
             if time.perf_counter() - last_report >= options.interval or search.visits >= MAX_ANALYSIS_VISITS:
                 last_report = time.perf_counter()
-                _report(out, result, position.size, kata, options.max_moves)
+                _report(out, result, position.size, kata, options.max_moves, owned)
         arrived.wait()  # at the visit cap: until the next command
     return ""
 
 
-def _report(out: TextIO, result: SearchResult, size: int, kata: bool, max_moves: int | None) -> None:
+def _ownership(engine: GtpEngine, position: Position) -> list[float] | None:
+    """Return the bot's network's ownership of ``position`` for the player to move, or None."""
+    net = engine.bot.net
+    owned = net.predict([position]).ownership if net is not None else None
+    return None if owned is None else owned[0].tolist()
+
+
+def _report(
+    out: TextIO,
+    result: SearchResult,
+    size: int,
+    kata: bool,
+    max_moves: int | None,
+    ownership: list[float] | None = None,
+) -> None:
     """Write and flush the info line of ``result``, unless no move has been visited yet."""
-    line = info_line(result, size, kata, max_moves)
+    line = info_line(result, size, kata, max_moves, ownership)
     if line:
         out.write(line + "\n")
         out.flush()
