@@ -28,7 +28,8 @@ def tiny(arch: str = "golois", **options: object) -> torch.nn.Module:
     torch.manual_seed(0)
     if arch == "barratt":
         planes = get_feature_set("barratt").num_planes
-        config = BarrattConfig(planes, 2, 8, cross_kernel=5, cross_channels=4, value_head=True, **options)
+        config = BarrattConfig(planes, 2, 8, cross_widths=(1, 2), cross_kernel=5, cross_channels=4,
+                               cross_planes=2, value_head=True, **options)
     else:
         config = GoloisConfig(get_feature_set("golois").num_planes, 1, 8, value_head=True, **options)
     return build(config).eval()

@@ -25,6 +25,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from analysis.nets import checkpoint, precision
+from analysis.nets.barratt import CrossConv2d
 from analysis.nets.presets import build, get_preset
 
 PRESET = "golois-b6c64"
@@ -90,18 +91,22 @@ def efficiency(gflops: float, yardstick: dict[str, float]) -> dict[str, float]:
 def forward_flops(model: nn.Module, in_planes: int, size: int = BOARD) -> int:
     """Return the FLOPs (2 x multiply-adds) of one position through the convolutions and linear layers.
 
-    Masked convolutions count their full kernels: that is what the dense kernels compute.
+    Cross convolutions count the multiply-adds of their two band matrix products (see
+    :mod:`analysis.nets.barratt`): what they compute, zeros of the sheared board included.
     """
     macs = 0
 
     def count(module: nn.Module, _inputs: tuple, output: torch.Tensor) -> None:
         nonlocal macs
-        if isinstance(module, nn.Conv2d):
+        if isinstance(module, CrossConv2d):
+            macs += module.multiply_adds(*output.shape[-2:])
+        elif isinstance(module, nn.Conv2d):
             macs += output.numel() * module.in_channels // module.groups * math.prod(module.kernel_size)
         else:
             macs += output.numel() * module.in_features
 
-    hooks = [m.register_forward_hook(count) for m in model.modules() if isinstance(m, nn.Conv2d | nn.Linear)]
+    layers = nn.Conv2d | nn.Linear | CrossConv2d
+    hooks = [m.register_forward_hook(count) for m in model.modules() if isinstance(m, layers)]
     try:
         with torch.inference_mode():
             model(torch.zeros(1, in_planes, size, size))

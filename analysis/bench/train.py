@@ -8,10 +8,14 @@ CPU has bf16 instructions; see ``analysis.bench.nn``).  A step costs about
 weights; a slight overestimate, as the input layer needs no gradient for its
 input), reported against the yardsticks of ``analysis.bench.nn``.
 
-The candidates are every policy preset, trained the same way in the dtype that
-``analysis.nets.precision`` would choose: the
+The candidates are every next-move preset, trained the same way in the fastest
+dtype worth timing (float32 alone on a CPU without bf16 instructions): the
 throughput that chose the default architecture (a smaller net sees more
-positions in the hours a 2-core machine has).
+positions in the hours a 2-core machine has).  Each gives its training FLOPs per
+sample and its samples/s as a fraction of the default net's in the same run
+(barratt-b6c64 was sized to train at no less than half of it).
+``--threads N`` sets torch's threads (on a machine shared with a training job,
+one thread gives steadier figures).
 
 The data pipeline is one ``PositionSampler`` (what each DataLoader worker runs)
 on a month of the Tygem training games: the time to its first batch (filling
@@ -20,6 +24,7 @@ the shuffle buffer and the pool of games) and its samples/s afterwards.
 
 from __future__ import annotations
 
+import argparse
 import math
 import time
 
@@ -79,17 +84,24 @@ def train_samples_per_s(config: Config, dtype: str, min_seconds: float) -> float
 
 
 def candidate_rates(min_seconds: float) -> dict[str, dict]:
-    """Return, per next-move preset, its parameters and training samples/s and samples per hour in
-    the fastest of :func:`timed_dtypes`."""
+    """Return, per next-move preset, its parameters, training MFLOPs per sample, and training samples/s,
+    samples per hour and samples/s as a fraction of the default preset's, in the fastest of
+    :func:`timed_dtypes`."""
     out = {}
     for name in sorted(PRESETS):
         config = get_preset(name)
         if config.target != "next":
             continue
         rate = max(train_samples_per_s(config, dtype, min_seconds) for dtype in timed_dtypes())
-        params = sum(p.numel() for p in build(config).parameters())
-        out[name] = {"parameters": params, "samples_per_s": round(rate, 1),
-                     "samples_per_hour": int(rate * 3600)}
+        model = build(config)
+        step_flops = 3 * forward_flops(model.eval(), config.in_planes)
+        out[name] = {"parameters": sum(p.numel() for p in model.parameters()),
+                     "train_mflops_per_sample": round(step_flops / 1e6, 1),
+                     "samples_per_s": rate, "samples_per_hour": int(rate * 3600)}
+    default = out[PRESET]["samples_per_s"]
+    for figures in out.values():
+        figures["of_default"] = round(figures["samples_per_s"] / default, 3)
+        figures["samples_per_s"] = round(figures["samples_per_s"], 1)
     return out
 
 
@@ -111,10 +123,18 @@ def sampler_rates(config: Config, batches: int) -> tuple[float, float]:
     return startup, batches * BATCH / (time.perf_counter() - t1)
 
 
-def run(quick: bool = False) -> dict:
-    """Return the figures: the yardsticks, the training rate and efficiency in each dtype, and the sampler's
-    start-up time and rate.  Raises FileNotFoundError when the training month is missing.
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add ``--threads`` to the bench's command line."""
+    parser.add_argument("--threads", type=int, default=0, help="torch threads (default: torch's own choice)")
+
+
+def run(quick: bool = False, threads: int = 0) -> dict:
+    """Return the figures: the yardsticks, the training rate and efficiency in each dtype, every candidate
+    preset's training rate, and the sampler's start-up time and rate; on ``threads`` torch threads
+    when it is positive.  Raises FileNotFoundError when the training month is missing.
     """
+    if threads > 0:
+        torch.set_num_threads(threads)
     min_seconds = 1.0 if quick else 5.0
     config = get_preset(PRESET)
     step_flops = 3 * forward_flops(build(config).eval(), config.in_planes)
