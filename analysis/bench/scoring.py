@@ -10,6 +10,9 @@ and the milliseconds per estimate.  With ``--gnugo N``, GNU Go 3.8's
 reference.  Some recorded results follow the server's own conventions (seki
 eyes, unplayed defensive moves), so no counter reaches 100%.
 
+With ``--network CKPT`` the network's ownership head gives a second estimate (its
+ownership map instead of the playouts', the same threshold rule), compared on the same games.
+
 With ``--sgf-dir DIR`` (a match's ``--sgf-dir``) the games there that ended
 with two passes are counted too, by area with the estimate and by
 ``gnugo --chinese-rules``'s ``final_score``: bot games end with unsettled
@@ -40,6 +43,7 @@ from analysis.go.scoring import (
     territory_score,
 )
 from analysis.gtp.client import GtpClient
+from analysis.nets.inference import Network
 from analysis.sgf import read_sgf, replay
 
 COUNTED = re.compile(r"([BW])\+(\d+(?:\.\d+)?)")
@@ -54,6 +58,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="also let GNU Go count the first N games (default 0)")
     parser.add_argument("--sgf-dir", default=None,
                         help="also compare with GNU Go on the games there that ended with two passes")
+    parser.add_argument("--network", default=None,
+                        help="a checkpoint with an ownership head: its dead stones, on the same games")
 
 
 def counted_games(limit: int, archive: Path = VALIDATION) -> Iterator[tuple[str, bytes, Position, float]]:
@@ -125,7 +131,13 @@ def _shares(pairs: list[tuple[float, float]]) -> dict:
     return {"games": n, "exact": round(exact / n, 4), "winner": round(winner / n, 4)}
 
 
-def run(quick: bool = False, games: int = 300, gnugo: int = 0, sgf_dir: str | None = None) -> dict:
+def run(
+    quick: bool = False,
+    games: int = 300,
+    gnugo: int = 0,
+    sgf_dir: str | None = None,
+    network: str | None = None,
+) -> dict:
     """Return the estimate's agreement with recorded counts per threshold, GNU Go's if asked, and
     the agreement with GNU Go on the two-pass games in ``sgf_dir`` if given.
 
@@ -136,7 +148,9 @@ def run(quick: bool = False, games: int = 300, gnugo: int = 0, sgf_dir: str | No
     games = 10 if quick else games
     pairs: dict[float, list[tuple[float, float]]] = {t: [] for t in THRESHOLDS}
     reference: list[tuple[float, float]] = []
-    estimate_seconds = 0.0
+    estimate_seconds = network_seconds = 0.0
+    net = Network.from_checkpoint(network) if network else None
+    by_network: list[tuple[float, float]] = []
     client = GtpClient([GNUGO, "--mode", "gtp"]) if gnugo and shutil.which(GNUGO) else None
     with tempfile.TemporaryDirectory() as folder:
         try:
@@ -148,6 +162,11 @@ def run(quick: bool = False, games: int = 300, gnugo: int = 0, sgf_dir: str | No
                 for t in THRESHOLDS:
                     dead = default_dead if t == DEAD_THRESHOLD else dead_from_ownership(position, owner, t)
                     pairs[t].append((territory_score(position, dead).margin, recorded))
+                if net is not None:
+                    start = time.perf_counter()
+                    dead = dead_from_ownership(position, net.black_ownership(position))
+                    network_seconds += time.perf_counter() - start
+                    by_network.append((territory_score(position, dead).margin, recorded))
                 if client is not None and number < gnugo:
                     reference.append((_gnugo_margin(client, data, folder), recorded))
         finally:
@@ -159,6 +178,9 @@ def run(quick: bool = False, games: int = 300, gnugo: int = 0, sgf_dir: str | No
         "estimate_ms": round(1000 * estimate_seconds / max(n, 1), 1),
         **{f"threshold_{t:g}": _shares(pairs[t]) for t in THRESHOLDS},
     }
+    if by_network:
+        figures["network"] = {**_shares(by_network), "checkpoint": network,
+                              "estimate_ms": round(1000 * network_seconds / max(n, 1), 1)}
     if reference:
         figures["gnugo"] = _shares(reference)
         figures["ours_on_gnugo_games"] = _shares(pairs[THRESHOLDS[0]][: len(reference)])

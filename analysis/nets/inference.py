@@ -133,6 +133,14 @@ class Network:
         """Whether the model has a value head."""
         return bool(self.config.value_head)
 
+    def black_ownership(self, position: Position) -> np.ndarray | None:
+        """Return the network's ownership of ``position`` as a (size, size) array from Black's side
+        (+1 Black, -1 White), or None for a network without an ownership head."""
+        owned = self.predict([position]).ownership
+        if owned is None:
+            return None
+        return (owned[0] * position.to_play).reshape(position.size, position.size)
+
     def masks(self, positions: Sequence[Position]) -> np.ndarray:
         """Return the (N, n*n + 1) bool masks of the moves that can be the first head's answer."""
         return np.stack([target_mask(p, self.config.target) for p in positions])

@@ -1,0 +1,95 @@
+"""The score head and the value head on the validation month's games (Tygem 9d 2011-12).
+
+- ``score_error``: on counted games (``RE`` like ``B+3.5``), the score head's mean absolute error
+  against the recorded margin, in points, at moves 50, 100, 150 and 200;
+- ``score_sign``: on the same games, how often the sign of the score head's lead (from Black's
+  side) agrees with the recorded winner at every 10th move from move 150 to the end;
+- ``zigzag``: on every game, the mean distance from a position's raw value (Black's win
+  probability) to the mean of its two neighbours' (0.02-0.05 for a strong network).  A value
+  that swings with the player to move shows up here.
+
+Each network is measured on the same games; without ``--network`` the shipped default is.  The
+records carry Korean rules and komi 6.5: the recorded margin is a territory count.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+
+from analysis.bench.positions import VALIDATION
+from analysis.go.position import Position
+from analysis.nets.checkpoint import DEFAULT_WEIGHTS
+from analysis.nets.inference import Network
+from analysis.review.analyze import game_positions
+from analysis.sgf import SgfError, read_sgf
+
+COUNTED = re.compile(r"([BW])\+(\d+(?:\.\d+)?)")
+PHASES = (50, 100, 150, 200)
+SIGN_FROM = 150
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--network CKPT`` (repeatable) and ``--games N`` (default 300)."""
+    parser.add_argument("--network", action="append", default=[], help="a checkpoint to measure")
+    parser.add_argument("--games", type=int, default=300, help="validation games (default 300)")
+
+
+def games(limit: int, archive: Path = VALIDATION) -> Iterator[tuple[list[Position], float | None]]:
+    """Yield up to ``limit`` games as (positions after 0..n moves, Black's recorded margin or None
+    when the game was not counted); records that do not read or replay are skipped."""
+    found = 0
+    with zipfile.ZipFile(archive) as zf:
+        for name in zf.namelist():
+            try:
+                record = read_sgf(zf.read(name), source=name)
+                positions = [p for p, _ in game_positions(record)]
+            except (SgfError, ValueError):
+                continue
+            match = COUNTED.fullmatch((record.root.get("RE") or "").strip())
+            margin = float(match.group(2)) * (1 if match.group(1) == "B" else -1) if match else None
+            yield positions, margin
+            found += 1
+            if found >= limit:
+                return
+
+
+def measure(network: Network, limit: int) -> dict:
+    """Return one network's figures (see the module docstring) on the first ``limit`` games."""
+    errors: dict[int, list[float]] = {k: [] for k in PHASES}
+    signs: list[bool] = []
+    zigzag: list[float] = []
+    counted = 0
+    for positions, margin in games(limit):
+        prediction = network.predict(positions)
+        side = np.array([p.to_play for p in positions], dtype=np.float64)
+        black_win = np.where(side > 0, prediction.value, 1 - prediction.value)
+        zigzag.extend(np.abs(black_win[1:-1] - (black_win[:-2] + black_win[2:]) / 2).tolist())
+        if margin is None or prediction.score_mean is None:
+            continue
+        counted += 1
+        black_lead = prediction.score_mean * side
+        for k in PHASES:
+            if k < len(positions):
+                errors[k].append(abs(float(black_lead[k]) - margin))
+        signs.extend((np.sign(black_lead[SIGN_FROM::10]) == np.sign(margin)).tolist())
+    figures: dict = {"games": limit, "zigzag": round(float(np.mean(zigzag)), 4) if zigzag else None}
+    if counted:
+        figures["counted_games"] = counted
+        figures["score_error"] = {f"move_{k}": round(float(np.mean(v)), 2) if v else None
+                                  for k, v in errors.items()}
+        figures["score_sign"] = round(float(np.mean(signs)), 4) if signs else None
+    return figures
+
+
+def run(quick: bool = False, network: list[str] | None = None, games: int = 300) -> dict:
+    """Return the figures of each network (default: the shipped default), by checkpoint path."""
+    paths = network or [str(DEFAULT_WEIGHTS)]
+    limit = 10 if quick else games
+    measured = {path: measure(Network.from_checkpoint(path), limit) for path in paths}
+    return {"archive": VALIDATION.name, "networks": measured}
