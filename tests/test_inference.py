@@ -17,7 +17,7 @@ from analysis.nets import checkpoint, precision
 from analysis.nets.barratt import BarrattConfig
 from analysis.nets.golois import GoloisConfig
 from analysis.nets.inference import Network
-from analysis.nets.presets import build
+from analysis.nets.presets import PRESETS, build, get_preset
 from analysis.train.loop import TrainConfig, train
 from tests.test_train import games  # noqa: F401  (the fixture of a few training games)
 
@@ -130,3 +130,20 @@ def test_training_says_which_dtype_it_chose(tmp_path: Path, games: Path, capsys)
     line = next(line for line in capsys.readouterr().err.splitlines() if line.startswith("training in"))
     chosen = line.split()[2]
     assert chosen in [precision.describe(d) for d in precision.candidate_dtypes(torch.device("cpu"))]
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_every_presets_checkpoint_saves_loads_the_same_and_resumes(preset: str, tmp_path: Path,
+                                                                   games: Path) -> None:  # noqa: F811
+    torch.manual_seed(0)
+    model = build(get_preset(preset)).eval()
+    path = tmp_path / "net.pt"
+    checkpoint.save(path, model, preset)
+    loaded = Network.from_checkpoint(path, dtype="float32")
+    pos = Position(19)
+    pos.play(from_gtp("Q16", 19))
+    again, first = loaded.predict([pos]), Network(model, dtype="float32").predict([pos])
+    np.testing.assert_array_equal(again.heads, first.heads)
+    train(TrainConfig(preset="ignored", data=[str(games)], run_dir=str(tmp_path / "run"), resume=str(path),
+                      batch_size=4, max_samples=4, workers=0, progress=False, dtype="float32"))
+    assert checkpoint.load(tmp_path / "run" / "last.pt")["preset"] == preset
