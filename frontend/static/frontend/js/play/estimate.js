@@ -66,7 +66,8 @@ export class ScoreEstimate {
 /** The estimate `m` in words: "Estimate: B+3.5 ± 8.0 · Black's win rate 62%", and what it lacks. */
 function estimateText(m) {
   const parts = [];
-  if (m.black_score_lead !== null) parts.push(`${leadText(m.black_score_lead)} ± ${m.score_stdev.toFixed(1)}`);
+  const lead = m.black_score_lead;
+  if (lead !== null) parts.push(`${leadText(lead)} ± ${m.score_stdev.toFixed(1)}`);
   if (m.black_winrate !== null) parts.push(`Black's win rate ${(100 * m.black_winrate).toFixed(0)}%`);
   const lacks = m.message ? ` (${m.message})` : "";
   return `Estimate: ${parts.join(" · ") || "none"}${lacks}`;

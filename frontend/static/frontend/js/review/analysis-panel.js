@@ -43,7 +43,8 @@ function showCandidates(a) {
     const visits = `${c.visits} visit${c.visits === 1 ? "" : "s"}`;
     const lead = c.score_lead ?? null;
     const score = lead === null ? "" : `, ${leadText(blackLead(lead, a.to_play))}`;
-    const win = c.winrate === null ? "not searched" : `wins ${(100 * c.winrate).toFixed(1)}%${score}, ${visits}`;
+    const winrate = c.winrate === null ? null : (100 * c.winrate).toFixed(1);
+    const win = winrate === null ? "not searched" : `wins ${winrate}%${score}, ${visits}`;
     li.textContent = `${c.move}: ${(100 * c.prior).toFixed(1)}% · ${win}`;
     if (c.move === a.best) li.className = "best";
     ol.appendChild(li);
@@ -58,7 +59,10 @@ function territoryInfo(review) {
   if (position.ownership === null) {
     return `The network ${position.network} has no ownership head: no territory to show.`;
   }
-  return "Territory: each point's owner in the network's eyes (bigger squares: surer); faded stones are dead.";
+  return (
+    "Territory: each point's owner in the network's eyes " +
+    "(bigger squares: surer); faded stones are dead."
+  );
 }
 
 function ladderInfo(review) {

@@ -35,7 +35,8 @@ export function showMistakes(review, go) {
     const li = document.createElement("li");
     const a = document.createElement("a");
     a.href = "#";
-    a.textContent = `Move ${m.move_number} ${COLOR_NAMES[m.color]} ${m.move}: ${lossText(m, by)} (best ${m.best})`;
+    const move = `Move ${m.move_number} ${COLOR_NAMES[m.color]} ${m.move}`;
+    a.textContent = `${move}: ${lossText(m, by)} (best ${m.best})`;
     a.onclick = (e) => {
       e.preventDefault();
       go(m.move_number - 1);
