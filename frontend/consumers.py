@@ -139,11 +139,18 @@ class BoardConsumer(JsonConsumer):
 
     async def on_analyze(
         self, move_number: int, ladders: bool = True, backpred: bool = True, network: str = "",
-        backpred_network: str = "",
+        backpred_network: str = "", ownership: bool = False,
     ) -> None:
         make_query = database_sync_to_async(board.position_query)
-        query = await make_query(self.game_id, move_number, ladders, backpred, network, backpred_network)
+        query = await make_query(
+            self.game_id, move_number, ladders, backpred, network, backpred_network, ownership
+        )
         await dispatch.submit(tasks.analyze_position, query.to_json(), self.channel_name)
+
+    async def on_estimate(self, move_number: int | None = None) -> None:
+        make_query = database_sync_to_async(board.position_query)
+        query = await make_query(self.game_id, move_number, ladders=False, backpred=False)
+        await dispatch.submit(tasks.estimate_position, query.to_json(), self.channel_name)
 
     async def on_analyze_game(self) -> None:
         analysis_id = await database_sync_to_async(board.start_game_analysis)(self.game_id)

@@ -1,4 +1,5 @@
-"""Celery tasks of the web site: the bot's move, position analysis and whole-game analysis.
+"""Celery tasks of the web site: the bot's move, position analysis, the score estimate and
+whole-game analysis.
 
 Arguments and results are plain JSON.  Results reach the browser through the channel layer
 (:mod:`frontend.services.notify`), so the same code serves Celery workers and the embedded
@@ -23,6 +24,7 @@ from analysis.go.position import Position
 from analysis.go.rules import uses_superko
 from analysis.review import compare
 from analysis.review.analyze import answer_query
+from analysis.review.estimate import estimate
 from analysis.review.query import PositionQuery
 from frontend.models import Game
 from frontend.services import board, engine, game_analysis, games, notify
@@ -98,6 +100,26 @@ def analyze_position(self, query: dict, reply_channel: str | None = None) -> dic
     if reply_channel:
         notify.to_channel(reply_channel, result)
     return result
+
+
+@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=2)
+def estimate_position(self, query: dict, reply_channel: str) -> dict:
+    """Estimate the score of one position with the network alone (no search) and return (and send
+    to ``reply_channel``) an ``estimate`` message (:func:`analysis.review.estimate.estimate`).
+
+    ``query`` is a :class:`~analysis.review.query.PositionQuery` as JSON: only its position and
+    network count.  If the estimate fails, ``reply_channel`` gets an ``error`` message and the
+    exception propagates.
+    """
+    try:
+        parsed = PositionQuery.from_json(query)
+        result = estimate(engine.network(parsed.network), parsed.position(), parsed.network)
+    except Exception as exc:
+        notify.to_channel(reply_channel, {"type": "error", "message": f"estimate failed: {exc}"})
+        raise
+    message = {"type": "estimate", "move_number": parsed.move_number, "network": parsed.network, **result}
+    notify.to_channel(reply_channel, message)
+    return message
 
 
 @shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=2)

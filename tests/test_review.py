@@ -1,4 +1,5 @@
-"""Position and game analysis with the tree search (analysis.review, analysis.review.report)."""
+"""Position and game analysis with the tree search (analysis.review, analysis.review.report), and
+the network's score estimate (analysis.review.estimate)."""
 
 from __future__ import annotations
 
@@ -10,8 +11,10 @@ import torch
 
 from analysis.go.coords import from_gtp
 from analysis.go.position import Position
+from analysis.nets.inference import Prediction
 from analysis.review import networks
 from analysis.review.analyze import game_entry, game_positions, position_analysis
+from analysis.review.estimate import SYMMETRIES, estimate
 from analysis.review.report import annotate, mistakes
 from analysis.sgf import read_sgf
 
@@ -83,3 +86,63 @@ def test_game_entries_rank_the_played_move_and_mistakes_use_the_search() -> None
     annotate(record, results)
     comment = list(record.main_line())[2].comment
     assert "Black win rate" in comment and "(16 visits)" in comment and "Search's choice" in comment
+
+
+def test_annotate_writes_sabakis_score_lead_beside_its_win_rate() -> None:
+    record = read_sgf("(;SZ[9]KM[7];B[ee];W[cc])")
+    entry = {"to_play": "B", "black_winrate": 0.5, "candidates": [], "played": "E5", "visits": 8}
+    results = [
+        {**entry, "move_number": 0, "black_score_lead": 2.0},
+        {**entry, "move_number": 1, "to_play": "W", "black_score_lead": -3.5, "played": "C7"},
+        {**entry, "move_number": 2, "black_score_lead": None, "played": None},  # no score head
+    ]
+    annotate(record, results)
+    nodes = [record.root, *(node for node in record.main_line() if node.has_move())]
+    assert [node.get("SBKS") for node in nodes] == ["2.0", "-3.5", None]
+    assert all(node.get("SBKV") == "50.00" for node in nodes)
+    assert "Score lead: W+3.5" in nodes[1].comment
+
+
+class FixedNetwork:
+    """A fake network whose every output is known: for the player to move, a 0.8 win rate, a lead
+    of 4 points, and ownership +0.9 on the first point, -0.5 on the others (None: no such head)."""
+
+    def __init__(self, heads: bool = True) -> None:
+        self.heads = heads
+        self.symmetries = None
+
+    def predict(self, positions: Sequence[Position], symmetries: int = 1) -> Prediction:
+        self.symmetries = symmetries
+        area = positions[0].size ** 2
+        owned = np.full((1, area), -0.5, dtype=np.float32)
+        owned[0, 0] = 0.9
+        logit = np.array([np.log(0.8 / 0.2)], dtype=np.float32)
+        if not self.heads:
+            return Prediction(np.zeros((1, 1, area + 1), dtype=np.float32), logit)
+        return Prediction(np.zeros((1, 1, area + 1), dtype=np.float32), logit, owned,
+                          np.array([4.0], dtype=np.float32), np.array([9.0], dtype=np.float32))
+
+
+@pytest.mark.parametrize("mover", ["B", "W"])
+def test_the_estimate_turns_the_networks_outputs_to_blacks_side(mover: str) -> None:
+    position = Position(9)
+    if mover == "W":
+        position.play(from_gtp("E5", 9))
+    network = FixedNetwork()
+    result = estimate(network, position, "fixed")
+    sign = 1 if mover == "B" else -1
+    assert network.symmetries == SYMMETRIES == 8
+    assert result["to_play"] == mover and result["message"] is None
+    assert result["black_winrate"] == pytest.approx(0.8 if mover == "B" else 0.2)
+    assert (result["black_score_lead"], result["score_stdev"]) == (4.0 * sign, 9.0)
+    assert len(result["ownership"]) == 81
+    assert result["ownership"][:2] == pytest.approx([0.9 * sign, -0.5 * sign])
+
+
+def test_an_estimate_without_score_and_ownership_heads_names_what_it_lacks() -> None:
+    result = estimate(FixedNetwork(heads=False), Position(9), "golois")
+    assert result["black_winrate"] == pytest.approx(0.8)
+    assert [result[k] for k in ("black_score_lead", "score_stdev", "ownership")] == [None, None, None]
+    assert result["message"] == (
+        "the network golois has no score or ownership head, so this estimate has no score lead or territory"
+    )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -26,6 +27,7 @@ from analysis.features import get_feature_set
 from analysis.nets import checkpoint
 from analysis.nets.golois import GoloisConfig
 from analysis.nets.presets import build
+from tests.score_net import write_score_weights
 
 CHROMIUM = "/usr/bin/chromium"
 ROOT = Path(__file__).resolve().parent.parent
@@ -344,3 +346,158 @@ def test_compare_two_networks_move_by_move(page, two_network_site: Site) -> None
     page.keyboard.press("ArrowRight")
     assert page.locator("#move-label").inner_text() == f"{move} / 7"
     assert page.locator("#net-b option[value=golois]").is_disabled()  # A shows it: B cannot
+
+
+@pytest.fixture(scope="module")
+def score_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
+    """The site whose default next-move network is an untrained golois-score-b6c64 (score and
+    ownership heads), its ownership head's last layer x10 so that the map has strong points too."""
+    weights = write_score_weights(tmp_path_factory.mktemp("weights"), ownership_gain=10)
+    served = Site(tmp_path_factory.mktemp("site"), GOWEB_WEIGHTS_DIR=str(weights))
+    served.start()
+    try:
+        yield served
+    finally:
+        served.stop()
+
+
+# territory.js: a stone on a point the other side owns this much is dead; fainter points stay bare
+DEAD, FAINT = 0.5, 0.05
+
+
+def expected_overlay(board: str, black_ownership: list[float]) -> tuple[dict[int, str], set[int]]:
+    """The squares the overlay must draw ({point: owner "black"/"white"}) and the dead stones."""
+    dead = {p for p, v in enumerate(black_ownership)
+            if (board[p] == "X" and v <= -DEAD) or (board[p] == "O" and v >= DEAD)}
+    squares = {p: "black" if v > 0 else "white" for p, v in enumerate(black_ownership)
+               if (board[p] == "." or p in dead) and abs(v) >= FAINT}
+    return squares, dead
+
+
+def drawn_overlay(page) -> tuple[dict[int, str], set[int]]:
+    """The territory squares on the board ({point: owner}) and the stones drawn dead."""
+    squares = page.eval_on_selector_all(
+        "#goban .territory rect", "rs => rs.map(r => [+r.dataset.point, r.classList[1]])")
+    dead = page.eval_on_selector_all("#goban .stone.dead", "cs => cs.map(c => +c.dataset.point)")
+    return dict(squares), set(dead)
+
+
+def test_the_territory_toggle_draws_the_positions_ownership_on_the_review_board(page, score_site) -> None:
+    frames: list[dict] = []
+    page.on("websocket", lambda ws: ws.on("framereceived", lambda text: frames.append(json.loads(text))))
+    upload(page, score_site, REVIEW_SGF)
+    page.wait_for_selector("#goban .candidates circle")
+    page.keyboard.press("End")
+    page.wait_for_function("document.getElementById('played').textContent.includes('search')")
+    assert page.locator("#goban .territory").count() == 0
+    page.check("#show-territory")  # asks the position again, with its ownership map
+    page.wait_for_selector("#goban .territory rect")
+    answer = next(m for m in frames if m["type"] == "analysis" and m.get("ownership"))
+    assert answer["move_number"] == 7
+    assert answer["to_play"] == "W" and len(answer["ownership"]) == 81
+    black = [-v for v in answer["ownership"]]  # white to play: the map is White's
+    board = page.evaluate("JSON.parse(document.getElementById('timeline').textContent).boards[7]")
+    assert drawn_overlay(page) == expected_overlay(board, black)
+    assert page.locator("#territory-info").inner_text().startswith("Territory: each point's owner")
+    page.uncheck("#show-territory")
+    assert page.locator("#goban .territory").count() == 0
+    assert page.locator("#territory-info").inner_text() == ""
+    page.check("#show-territory")  # the map came already: drawn again at once
+    page.wait_for_selector("#goban .territory rect")
+    assert sum(m["type"] == "analysis" and m["move_number"] == 7 for m in frames) == 2
+
+
+# An end of game on 9x9 with a made-up ownership map: Black's wall on column C, White's on column E,
+# dame on column D; White's B8 is dead in Black's area, Black's H6 in White's; White's top right
+# is not sure yet.
+ENDGAME = [
+    "..X.O....",
+    ".OX.O....",
+    "..X.O....",
+    "..X.O..X.",
+    "..X.O....",
+    "..X.O....",
+    "..X.O....",
+    "..X.O....",
+    "..X.O....",
+]
+ENDGAME_COLUMNS = [1.0, 0.9, 0.8, 0.0, -0.8, -0.6, -0.8, -0.9, -1.0]  # Black's ownership by column
+B8, H6, A9, G9 = 1 * 9 + 1, 3 * 9 + 7, 0, 6
+
+
+def endgame_ownership() -> list[float]:
+    """Black's ownership of ENDGAME: by column, but only -0.3 in White's top right (rows 9 to 7)."""
+    return [-0.3 if row < 3 and col > 4 else ENDGAME_COLUMNS[col] for row in range(9) for col in range(9)]
+
+
+def test_the_territory_overlay_sizes_squares_by_certainty_and_marks_dead_stones(page, site: Site) -> None:
+    """The goban module itself, in Chromium, on a made-up map whose owners and dead stones are known."""
+    board = "".join(ENDGAME)
+    owned = endgame_ownership()
+    page.goto(site.url + "/")
+    page.evaluate(
+        """async ({board, territory}) => {
+          const { draw } = await import("/static/frontend/js/goban.js");
+          const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+          svg.id = "goban";
+          svg.setAttribute("class", "goban");
+          svg.style.maxWidth = "560px";
+          document.querySelector("main").replaceChildren(svg);
+          draw(svg, { size: 9, board, territory, coords: true });
+        }""",
+        {"board": board, "territory": owned},
+    )
+    squares, dead = drawn_overlay(page)
+    assert dead == {B8, H6}
+    assert (squares[B8], squares[H6]) == ("black", "white")  # the owner's square on each dead stone
+    assert (squares, dead) == expected_overlay(board, owned)
+    live = {p for p, c in enumerate(board) if c != "."} - dead
+    assert not live & set(squares) and not {p for p in squares if p % 9 == 3}  # live stones and dame bare
+    assert len(squares) == 81 - 9 - len(live)
+    sizes = dict(page.eval_on_selector_all(
+        "#goban .territory rect", "rs => rs.map(r => [+r.dataset.point, +r.getAttribute('width')])"))
+    assert sizes[A9] > sizes[G9] > 0  # Black's sure corner, White's unsure top right
+
+
+ESTIMATE = re.compile(r"^Estimate: [BW]\+\d+\.\d ± \d+\.\d · Black's win rate \d+%$")
+
+
+def test_estimate_score_shows_territory_and_lead_until_the_next_move_or_all_along(page, score_site) -> None:
+    new_game(page, score_site)
+    status_starts(page, "Your move")
+    page.click("#estimate")
+    page.wait_for_selector("#goban .territory rect")
+    assert ESTIMATE.match(page.locator("#estimate-text").inner_text())
+    click_point(page, "E5")
+    status_starts(page, "Your move (Black), move 3")
+    assert page.locator("#goban .territory").count() == 0
+    assert page.locator("#estimate-text").inner_text() == ""
+    page.check("#show-territory")  # from now on, after every move
+    page.wait_for_selector("#goban .territory rect")
+    click_point(page, "C3")
+    status_starts(page, "Your move (Black), move 5")
+    page.wait_for_function("document.querySelectorAll('#goban .territory rect').length > 0")
+    assert ESTIMATE.match(page.locator("#estimate-text").inner_text())
+    assert (stones(page, "black"), stones(page, "white")) == (2, 2)
+
+
+def test_score_lead_graph_candidates_and_mistakes_by_points_lost(page, score_site: Site) -> None:
+    upload(page, score_site, REVIEW_SGF)
+    page.wait_for_selector("#goban .candidates circle")
+    leads = page.locator("#candidate-list li").all_inner_texts()
+    assert any(re.search(r"wins \d+\.\d%, [BW]\+\d+\.\d, \d+ visits?$", text) for text in leads)
+    assert re.search(r"black win rate \d+\.\d%, [BW]\+\d+\.\d \(search", page.locator("#played").inner_text())
+    page.click("#analyze-game")
+    status_starts(page, "Analysis complete.", timeout=60000)
+    page.select_option("#graph-mode", "score")
+    line = page.locator("#graph .graph-line.score")
+    assert len(line.get_attribute("points").split()) == 8
+    scale = int(re.search(r"B\+(\d+) at the top", page.locator("#graph-legend").inner_text()).group(1))
+    ys = [float(point.split(",")[1]) for point in line.get_attribute("points").split()]
+    assert scale in (5, 10, 20, 30, 50, 100, 200, 400) and all(0 <= y <= 30 for y in ys)
+    page.select_option("#mistakes-by", "score")
+    items = page.locator("#mistakes li").all_inner_texts()
+    lost = [float(re.search(r": [−+](\d+\.\d) points", text).group(1)) for text in items]
+    assert lost and lost == sorted(lost, reverse=True)  # ranked by the points lost
+    page.select_option("#graph-mode", "winrate")
+    assert page.locator("#graph-legend").inner_text().startswith("Black's win rate")

@@ -10,6 +10,8 @@ from django.db import connections
 
 from frontend.models import Analysis, Game
 from frontend.services import dispatch, engine
+from tests.score_net import NAME as SCORE_NET
+from tests.score_net import write_score_weights
 from tests.web_helpers import connect, make_game, new_session, receive_until
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -122,6 +124,11 @@ def test_two_passes_start_scoring_with_toggleable_dead_stones() -> None:
         ({"type": "play", "move": "J10"}, "vertex 'J10' is off a 9x9 board"),
         ({"type": "analyze", "move_number": True}, "analyze: field 'move_number' must be an integer"),
         ({"type": "analyze", "move_number": 5}, "move_number must be between 0 and 0, got 5"),
+        ({"type": "analyze", "move_number": 0, "ownership": 1},
+         "analyze: field 'ownership' must be a boolean"),
+        ({"type": "estimate", "move_number": "0"}, "estimate: field 'move_number' must be an integer"),
+        ({"type": "estimate", "move_number": -1}, "move_number must be between 0 and 0, got -1"),
+        ({"type": "estimate", "ownership": True}, "estimate: unknown field(s) ownership"),
         ({"type": "features", "move_number": 0, "set": "nope", "plane": "x"}, "unknown feature set 'nope'"),
         ({"type": "toggle_dead", "point": "A1"}, "dead stones can only be marked after both players pass"),
         ({"type": "undo"}, "you have no move to take back"),
@@ -268,6 +275,77 @@ def test_comparing_networks_refuses_the_same_one_twice_and_unknown_ones() -> Non
         assert unknown["message"].startswith("unknown next-move network 'alphago'; known: golois")
         await ws.send_json_to({"type": "ping"})
         assert (await receive_until(ws, lambda m: m["type"] == "pong")) == {"type": "pong"}
+        await ws.disconnect()
+
+    asyncio.run(scenario())
+
+
+def test_the_estimate_without_score_and_ownership_heads_says_so() -> None:
+    """Today's default network has a value head only: the estimate has its win rate, null fields
+    for the rest and a message naming the heads it lacks."""
+    key = new_session()
+    game = make_game(key)
+    game.sgf = "(;GM[1]FF[4]SZ[9]KM[7.5];B[ee];W[cc])"
+    game.save()
+
+    async def scenario() -> None:
+        ws = await connect(game.pk, key)
+        await receive_until(ws, is_state)
+        await ws.send_json_to({"type": "estimate"})
+        estimate = await receive_until(ws, lambda m: m["type"] == "estimate")
+        name = engine.choose(None).name
+        assert estimate["move_number"] == 2 and estimate["to_play"] == "B" and estimate["network"] == name
+        assert 0 <= estimate["black_winrate"] <= 1
+        assert estimate["black_score_lead"] is None and estimate["score_stdev"] is None
+        assert estimate["ownership"] is None
+        assert estimate["message"] == (
+            f"the network {name} has no score or ownership head, so this estimate has no score lead or "
+            "territory"
+        )
+        await ws.disconnect()
+
+    asyncio.run(scenario())
+
+
+@pytest.fixture
+def score_network_site(settings, tmp_path):
+    """The site's default next-move network is an untrained net with score and ownership heads."""
+    settings.GOWEB_WEIGHTS_DIR = write_score_weights(tmp_path)
+    settings.GOWEB_REVIEW_VISITS = 8
+
+
+def test_ownership_on_request_and_the_estimate_with_a_score_network(score_network_site) -> None:
+    key = new_session()
+    game = make_game(key)
+    game.sgf = "(;GM[1]FF[4]SZ[9]KM[7.5];B[ee];W[cc];B[gc])"
+    game.kind = Game.Kind.REVIEW  # the estimate is on review boards too
+    game.save()
+
+    async def scenario() -> None:
+        ws = await connect(game.pk, key)
+        await receive_until(ws, is_state)
+        await ws.send_json_to({"type": "analyze", "move_number": 1})
+        plain = await receive_until(ws, lambda m: m["type"] == "analysis")
+        assert plain["network"] == SCORE_NET and "ownership" not in plain
+        assert plain["black_score_lead"] == -plain["score_lead"]  # white to play after move 1
+        assert all(c["score_lead"] is not None for c in plain["candidates"] if c["visits"])
+
+        await ws.send_json_to({"type": "analyze", "move_number": 1, "ownership": True})
+        owned = await receive_until(ws, lambda m: m["type"] == "analysis")
+        assert len(owned["ownership"]) == 81 and all(-1 <= v <= 1 for v in owned["ownership"])
+        assert owned["score_stdev"] > 0
+
+        await ws.send_json_to({"type": "estimate"})  # the game's end: three moves, white to play
+        estimate = await receive_until(ws, lambda m: m["type"] == "estimate")
+        assert (estimate["move_number"], estimate["to_play"], estimate["network"]) == (3, "W", SCORE_NET)
+        assert estimate["message"] is None and estimate["score_stdev"] > 0
+        assert 0 <= estimate["black_winrate"] <= 1 and isinstance(estimate["black_score_lead"], float)
+        assert len(estimate["ownership"]) == 81 and all(-1 <= v <= 1 for v in estimate["ownership"])
+
+        await ws.send_json_to({"type": "estimate", "move_number": 1})
+        earlier = await receive_until(ws, lambda m: m["type"] == "estimate")
+        assert earlier["move_number"] == 1 and earlier["to_play"] == "W"
+        await dispatch.wait_idle()
         await ws.disconnect()
 
     asyncio.run(scenario())

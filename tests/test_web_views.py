@@ -171,6 +171,23 @@ def test_download_sgf_with_analysis(client) -> None:
     assert read_sgf(analysed).main_line_moves() == read_sgf(game.sgf).main_line_moves()
 
 
+def test_the_analysed_sgf_carries_sabakis_score_lead_when_the_analysis_has_one(client) -> None:
+    client.post("/review", {"text": "(;SZ[9]KM[7];B[ee];W[cc])"})
+    game = Game.objects.get()
+    entry = {"to_play": "B", "black_winrate": 0.5, "candidates": [], "played": "E5", "played_rank": 1}
+    results = [
+        {**entry, "move_number": 0, "black_score_lead": 0.5},
+        {**entry, "move_number": 1, "to_play": "W", "black_score_lead": -6.5, "played": "C3"},
+        {**entry, "move_number": 2, "black_score_lead": -7.0, "played": None, "played_rank": None},
+    ]
+    Analysis.objects.create(game=game, status="done", total=3, results=results)
+    assert b"SBKS" not in client.get(f"/game/{game.pk}/sgf").content
+    analysed = read_sgf(client.get(f"/game/{game.pk}/sgf?analysis=1").content.decode())
+    nodes = [analysed.root, *(node for node in analysed.main_line() if node.has_move())]
+    assert [node.get("SBKS") for node in nodes] == ["0.5", "-6.5", "-7.0"]
+    assert "Score lead: W+6.5" in nodes[1].comment
+
+
 def test_undo_takes_back_the_bots_reply_too() -> None:
     game = games.load(games.new_game(
         "s", size=9, handicap=0, komi=7.5, rules="chinese", bot_level="rules", human_color="B"

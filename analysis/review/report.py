@@ -56,7 +56,9 @@ def _points_lost(before: dict, after: dict, sign: int) -> float | None:
 
 
 def annotate(record: GameRecord, results: Sequence[dict]) -> None:
-    """Write the analysis into the record's main line: comments and Sabaki's ``SBKV`` (black win %).
+    """Write the analysis into the record's main line: comments, Sabaki's ``SBKV`` (Black's win
+    rate in percent) and, when the analysis has score leads, ``SBKS`` (Black's score lead in
+    points, which Sabaki draws as a score graph).
 
     The comment of the node after move k describes the position after move k; existing comments
     are kept above the analysis.
@@ -77,6 +79,7 @@ def annotate(record: GameRecord, results: Sequence[dict]) -> None:
         if entry.get("black_score_lead") is not None:
             lead = entry["black_score_lead"]
             lines.append(f"Score lead: {'B' if lead >= 0 else 'W'}+{abs(lead):.1f}")
+            node.set("SBKS", f"{lead:.1f}")
         if k in worst and worst[k]["loss"] >= MISTAKE_LOSS:
             points = worst[k]["points_lost"]
             lost = f" and {points:.1f} points" if points is not None else ""

@@ -85,14 +85,16 @@ def _check_move_number(record_moves: int, move_number: int) -> None:
 
 def position_query(
     game_id: int,
-    move_number: int,
+    move_number: int | None,
     ladders: bool,
     backpred: bool,
     network: str = "",
     backpred_network: str = "",
+    ownership: bool = False,
 ) -> PositionQuery:
-    """Return the query of the position after ``move_number`` moves, searched to
-    ``GOWEB_REVIEW_VISITS`` with the networks named (empty: the defaults).
+    """Return the query of the position after ``move_number`` moves (None: all the game's moves),
+    searched to ``GOWEB_REVIEW_VISITS`` with the networks named (empty: the defaults), with the
+    network's ownership map when ``ownership``.
 
     Raises GameError for a move number out of range, UnknownNetwork for a network not shipped.
     """
@@ -102,6 +104,8 @@ def position_query(
     game = Game.objects.get(pk=game_id)
     record = games.record_of(game)
     moves = record.main_line_moves()
+    if move_number is None:
+        move_number = len(moves)
     _check_move_number(len(moves), move_number)
     setup = record.initial_setup()
     size = record.size
@@ -116,6 +120,7 @@ def position_query(
         move_number=move_number,
         ladders=ladders,
         backpred=backpred,
+        ownership=ownership,
         network=network,
         backpred_network=backpred_network,
     )

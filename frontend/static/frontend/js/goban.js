@@ -1,18 +1,21 @@
 /**
  * The SVG goban: wood, grid, star points, coordinates, stones with their move numbers and the
- * last-move mark, under the overlays of overlays.js and ladders.js; and the point under the mouse.
+ * last-move mark, under the overlays of overlays.js, territory.js and ladders.js; and the point
+ * under the mouse.
  */
 
 import { LETTERS, fromGtp, starPoints } from "./coords.js";
 import { drawLadders } from "./ladders.js";
 import { drawCandidates, drawGhost, drawHeat, drawPlayed } from "./overlays.js";
 import { el } from "./svg.js";
+import { deadStones, drawTerritory } from "./territory.js";
 
 /**
  * Draw the goban. `view`: {size, board ("." "X" "O" string), last, numbers (Map), dead (Set of
- * points), candidates ([{move, prior, order}]), heat (array of n*n in [0,1]), ladders (overlay),
- * coords (bool), ghost ({point, color}), played ({move, rank}: the move played next, ringed with
- * the rank the network gave it)}.
+ * points), candidates ([{move, prior, order}]), heat (array of n*n in [0,1]), territory (Black's
+ * ownership: n*n in -1..1; the stones it calls dead are drawn dead too), ladders (overlay), coords
+ * (bool), ghost ({point, color}), played ({move, rank}: the move played next, ringed with the rank
+ * the network gave it)}.
  */
 export function draw(svg, view) {
   const n = view.size;
@@ -22,7 +25,10 @@ export function draw(svg, view) {
   drawGrid(svg, n);
   if (view.coords) drawCoords(svg, n);
   if (view.heat) drawHeat(svg, view.heat, n);
-  drawStones(svg, view);
+  const dead = new Set(view.dead);
+  if (view.territory) for (const p of deadStones(view.territory, view.board)) dead.add(p);
+  drawStones(svg, { ...view, dead });
+  if (view.territory) drawTerritory(svg, view.territory, view.board, n);
   if (view.last) drawLastMove(svg, view);
   if (view.ladders) drawLadders(svg, view.ladders, n);
   if (view.candidates) drawCandidates(svg, view.candidates, view.board, n);

@@ -1,13 +1,14 @@
 /**
  * The play page: the game against the bot as the server's `state` messages show it, a ghost stone
- * under the mouse on the human's turn, and clicks on the board: a move while playing, a dead-or-
- * alive toggle while scoring.
+ * under the mouse on the human's turn, the score estimate's territory, and clicks on the board: a
+ * move while playing, a dead-or-alive toggle while scoring.
  */
 
 import { pointOf, toGtp } from "./coords.js";
 import { $, checked } from "./dom.js";
 import { draw, pointAt } from "./goban.js";
 import { moveNumbers } from "./move-numbers.js";
+import { ScoreEstimate } from "./play/estimate.js";
 import { showState } from "./play/panel.js";
 
 /** Run the play page over `socket` for the human playing colour `human` ("B" or "W"). */
@@ -15,12 +16,14 @@ export function playPage(socket, human) {
   const svg = $("goban");
   let state = null;
   let hover = null;
+  const estimate = new ScoreEstimate(socket, () => render());
   const render = () => {
-    if (state) draw(svg, boardView(state, human, hover));
+    if (state) draw(svg, boardView(state, human, hover, estimate.territory));
   };
   socket.on("state", (m) => {
     state = m;
     showState(m, human);
+    estimate.follow(m);
     render();
   });
   svg.addEventListener("click", (event) => {
@@ -42,8 +45,11 @@ export function playPage(socket, human) {
   $("show-coords").onchange = render;
 }
 
-/** The goban's view of `state`, with the ghost stone at `hover` when the human may play there. */
-function boardView(state, human, hover) {
+/**
+ * The goban's view of `state`, with the ghost stone at `hover` when the human may play there and
+ * the estimate's `territory` (Black's ownership, or null).
+ */
+function boardView(state, human, hover, territory) {
   const n = state.size;
   const humanToPlay = state.phase === "playing" && state.to_play === human;
   const canPlay = hover !== null && humanToPlay && state.board[hover] === ".";
@@ -55,6 +61,7 @@ function boardView(state, human, hover) {
     numbers: checked("show-numbers") ? moveNumbers(state.moves, state.moves.length, state.board, n) : null,
     dead: new Set(state.dead.map((v) => pointOf(v, n))),
     ghost: canPlay ? { point: hover, color: human } : null,
+    territory,
   };
 }
 

@@ -1,12 +1,13 @@
 /**
  * The review page: the replay of a game from its timeline, the analysis of each position asked of
- * the server as it is shown, the whole-game analysis, overlays and the feature-plane viewer.
+ * the server as it is shown (with its ownership map while the Territory toggle is on), the
+ * whole-game analysis and its graph (win rate or score lead), overlays and the feature-plane viewer.
  */
 
-import { $, readJson } from "./dom.js";
+import { $, checked, readJson } from "./dom.js";
 import { FeatureViewer } from "./feature-viewer.js";
 import { draw } from "./goban.js";
-import { drawGraph } from "./graph.js";
+import { drawGraph, graphLegend } from "./graph.js";
 import { showAnalysis } from "./review/analysis-panel.js";
 import { boardView } from "./review/board-view.js";
 import { bindNavigation } from "./review/navigation.js";
@@ -18,6 +19,15 @@ const TOGGLES = ["show-candidates", "show-played", "show-ladders", "show-numbers
 /** The networks the menus name (an empty menu: the server's default). */
 const networks = () => ({ network: $("network").value, backpred_network: $("backpred-network").value });
 
+/**
+ * Whether the analysis of the move shown is still to ask: none came, or it lacks the ownership map
+ * that the Territory toggle wants (the map is null, not missing, when the network has none).
+ */
+function analysisMissing(review) {
+  const position = review.position;
+  return !position || (checked("show-territory") && position.ownership === undefined);
+}
+
 /** Run the review page over `socket`, from the `timeline` and `feature-sets` the template embeds. */
 export function reviewPage(socket) {
   const svg = $("goban");
@@ -25,7 +35,11 @@ export function reviewPage(socket) {
   const viewer = new FeatureViewer(readJson("feature-sets"), (set, plane) =>
     socket.send({ type: "features", move_number: review.k, set, plane }),
   );
-  const showGraph = () => drawGraph($("graph"), review.entries, review.k, review.last);
+  const showGraph = () => {
+    const mode = $("graph-mode").value;
+    drawGraph($("graph"), review.entries, review.k, review.last, mode);
+    $("graph-legend").textContent = graphLegend(review.entries, mode);
+  };
   const render = () => {
     draw(svg, boardView(review, viewer));
     $("move-label").textContent = `${review.k} / ${review.last}`;
@@ -34,7 +48,10 @@ export function reviewPage(socket) {
   };
   /** Ask for what the move shown needs (its analysis, its feature plane), and show it. */
   const request = () => {
-    if (!review.positions.has(review.k)) socket.send({ type: "analyze", move_number: review.k, ...networks() });
+    if (analysisMissing(review)) {
+      const ownership = checked("show-territory");
+      socket.send({ type: "analyze", move_number: review.k, ownership, ...networks() });
+    }
     if (viewer.active) viewer.request();
     render();
   };
@@ -48,7 +65,7 @@ export function reviewPage(socket) {
     request();
   });
   socket.on("analysis", (m) => {
-    review.positions.set(m.move_number, m);
+    review.keep(m);
     if (m.move_number === review.k) render();
   });
   socket.on("features", (m) => {
@@ -58,6 +75,8 @@ export function reviewPage(socket) {
   followWholeGameAnalysis(socket, review, { render, showGraph, go });
   bindNavigation(svg, review, go);
   for (const id of TOGGLES) $(id).onchange = render;
+  $("show-territory").onchange = request;
+  $("graph-mode").onchange = showGraph;
   for (const id of ["network", "backpred-network"]) {
     $(id).onchange = () => {
       review.positions.clear();

@@ -1,15 +1,18 @@
 /**
  * The review page's analysis of the move shown, in words: the move played next with its rank and
- * the search's win rate, the candidate list, and the ladders (or why back prediction is missing).
+ * the search's win rate and score lead, the candidate list (each with its win rate and score lead),
+ * what the territory overlay shows, and the ladders (or why back prediction is missing).
  */
 
 import { COLOR_NAMES } from "../colors.js";
 import { $, checked } from "../dom.js";
 import { ladderText } from "../ladders.js";
+import { blackLead, leadText } from "../score.js";
 
 export function showAnalysis(review) {
   $("played").textContent = playedText(review);
   showCandidates(review.analysis);
+  $("territory-info").textContent = territoryInfo(review);
   $("ladder-info").textContent = ladderInfo(review);
 }
 
@@ -21,23 +24,45 @@ function playedText(review) {
   if (rank) text += `, ${a?.network ?? "the network"}'s choice #${rank}`;
   if (a && a.black_winrate !== null && a.black_winrate !== undefined) {
     const winrate = (100 * a.black_winrate).toFixed(1);
-    text += ` · black win rate ${winrate}% (search, ${a.visits} visits; best ${a.best})`;
+    const lead = a.black_score_lead ?? null;
+    const score = lead === null ? "" : `, ${leadText(lead)}`;
+    text += ` · black win rate ${winrate}%${score} (search, ${a.visits} visits; best ${a.best})`;
   }
   return text;
 }
 
-/** List the candidates of analysis `a` (none without one): prior, and the search's win rate and visits. */
+/**
+ * List the candidates of analysis `a` (none without one): prior, and the search's win rate (for the
+ * player to move), score lead (from Black's side, as everywhere) and visits.
+ */
 function showCandidates(a) {
   const ol = $("candidate-list");
   ol.replaceChildren();
   for (const c of a ? a.candidates : []) {
     const li = document.createElement("li");
     const visits = `${c.visits} visit${c.visits === 1 ? "" : "s"}`;
-    const win = c.winrate === null ? "not searched" : `wins ${(100 * c.winrate).toFixed(1)}%, ${visits}`;
+    const lead = c.score_lead ?? null;
+    const score = lead === null ? "" : `, ${leadText(blackLead(lead, a.to_play))}`;
+    const winrate = c.winrate === null ? null : (100 * c.winrate).toFixed(1);
+    const win = winrate === null ? "not searched" : `wins ${winrate}%${score}, ${visits}`;
     li.textContent = `${c.move}: ${(100 * c.prior).toFixed(1)}% · ${win}`;
     if (c.move === a.best) li.className = "best";
     ol.appendChild(li);
   }
+}
+
+/** What the territory overlay shows of the move shown (nothing while it is off). */
+function territoryInfo(review) {
+  if (!checked("show-territory")) return "";
+  const position = review.position;
+  if (!position || position.ownership === undefined) return "Asking for the territory…";
+  if (position.ownership === null) {
+    return `The network ${position.network} has no ownership head: no territory to show.`;
+  }
+  return (
+    "Territory: each point's owner in the network's eyes " +
+    "(bigger squares: surer); faded stones are dead."
+  );
 }
 
 function ladderInfo(review) {

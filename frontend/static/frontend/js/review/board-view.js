@@ -1,10 +1,11 @@
 /**
  * What the review board shows: the position at the move shown, with the overlays that the Show
- * toggles and the heatmap menu pick.
+ * toggles (the territory among them) and the heatmap menu pick.
  */
 
 import { $, checked } from "../dom.js";
 import { moveNumbers } from "../move-numbers.js";
+import { blackOwnership } from "../territory.js";
 
 /** The goban's view (goban.js `draw`) of the move shown; `viewer` is the feature-plane viewer. */
 export function boardView(review, viewer) {
@@ -20,9 +21,16 @@ export function boardView(review, viewer) {
     numbers: checked("show-numbers") ? moveNumbers(review.timeline.moves, review.k, review.board, n) : null,
     candidates: checked("show-candidates") && a ? a.candidates : null,
     ladders: checked("show-ladders") && position ? position.ladders : null,
+    territory: territory(position),
     heat: heat(review, viewer),
     played: next && checked("show-played") ? { move: next[1], rank: review.playedRank } : null,
   };
+}
+
+/** Black's ownership map of `position` when the Territory toggle is on and it came, else null. */
+function territory(position) {
+  const owned = checked("show-territory") && position ? position.ownership : null;
+  return owned ? blackOwnership(owned, position.to_play) : null;
 }
 
 /** The heatmap the menu picks (policy, back prediction or feature plane), or null. */

@@ -10,7 +10,18 @@ export class Review {
     this.last = timeline.moves.length;
     this.k = 0;
     this.entries = []; // whole-game analysis, by move number
+    this.mistakes = null; // its mistakes, ranked both ways: {winrate, score}
     this.positions = new Map(); // position analysis (with policy, ladders), by move number
+  }
+
+  /**
+   * Keep the position analysis `m`, unless one of the same move with the ownership map that `m`
+   * lacks came first (`m` answered an earlier request, made before the Territory toggle was on).
+   */
+  keep(m) {
+    const known = this.positions.get(m.move_number);
+    if (known?.ownership !== undefined && m.ownership === undefined) return;
+    this.positions.set(m.move_number, m);
   }
 
   /** Show move `to`, kept within the game. */

@@ -1,7 +1,8 @@
 /**
  * The whole-game analysis on the review page: its buttons, progress bar and status line, and the
- * entries and mistakes it streams (`analysis_started`, `progress`, `analysis_done`,
- * `analysis_cancelled`, `cancelling`, `analysis_state` in docs/protocol.md).
+ * entries and mistakes (ranked by win rate and by points lost) it streams (`analysis_started`,
+ * `progress`, `analysis_done`, `analysis_cancelled`, `cancelling`, `analysis_state` in
+ * docs/protocol.md).
  */
 
 import { $ } from "../dom.js";
@@ -33,10 +34,14 @@ export function followWholeGameAnalysis(socket, review, { render, showGraph, go 
     if (m.entry.move_number === review.k) render();
     else showGraph();
   });
+  const keepMistakes = (m) => {
+    review.mistakes = { winrate: m.mistakes, score: m.point_mistakes ?? [] };
+    showMistakes(review, go);
+  };
   socket.on("analysis_done", (m) => {
     setAnalysing(false);
     status("Analysis complete.");
-    showMistakes(m.mistakes, go);
+    keepMistakes(m);
   });
   socket.on("analysis_cancelled", (m) => {
     setAnalysing(false);
@@ -49,9 +54,10 @@ export function followWholeGameAnalysis(socket, review, { render, showGraph, go 
     });
     setProgress(Math.max(m.total, 1), m.results.length);
     setAnalysing(m.status === "pending" || m.status === "running");
-    if (m.results.length) showMistakes(m.mistakes, go);
+    if (m.results.length) keepMistakes(m);
     render();
   });
   $("analyze-game").onclick = () => socket.send({ type: "analyze_game" });
   $("cancel").onclick = () => socket.send({ type: "cancel_analysis" });
+  $("mistakes-by").onchange = () => showMistakes(review, go);
 }
