@@ -76,9 +76,15 @@ KERNELS = [(5, 1), (5, 2), (9, 1), (9, 3), (37, 1), (37, 2), (37, 3)]
 def test_the_banded_cross_convolution_equals_the_dense_masked_kernel_with_its_gradients(
     board: tuple[int, int], size: int, width: int
 ) -> None:
+    # In float32 (the training dtype) the outputs agree to float tolerance; in float64 the outputs
+    # and every gradient agree to double tolerance, so the two computations are the same function
+    # (float32 gradients differ by summation order only, up to 2e-5 over a 19x19 batch).
     torch.manual_seed(size * 10 + width)
     conv = CrossConv2d(3, 4, size, width)
-    x = torch.randn(2, 3, *board, requires_grad=True)
+    x = torch.randn(2, 3, *board)
+    torch.testing.assert_close(conv(x), F.conv2d(x, conv.to_dense(), conv.bias, padding=size // 2))
+    conv = conv.double()
+    x = x.double().requires_grad_()
     cheap = conv(x)
     dense = F.conv2d(x, conv.to_dense(), conv.bias, padding=size // 2)
     torch.testing.assert_close(cheap, dense)
@@ -86,7 +92,7 @@ def test_the_banded_cross_convolution_equals_the_dense_masked_kernel_with_its_gr
     grads = torch.autograd.grad(cheap, (x, conv.weight, conv.bias), upstream)
     dense_grads = torch.autograd.grad(dense, (x, conv.weight, conv.bias), upstream)
     for got, expected in zip(grads, dense_grads, strict=True):
-        torch.testing.assert_close(got, expected, rtol=1e-5, atol=1e-5)
+        torch.testing.assert_close(got, expected)
 
 
 def test_the_dense_view_is_the_masked_kernel() -> None:
