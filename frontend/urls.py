@@ -15,6 +15,9 @@ urlpatterns = [
     path("game/<int:pk>/review", views.review, name="review"),
     path("game/<int:pk>/sgf", views.download_sgf, name="sgf"),
     path("game/<int:pk>/delete", views.delete_game, name="delete"),
+    path("game/<int:pk>/share", views.share, name="share"),
+    path("game/<int:pk>/unshare", views.unshare, name="unshare"),
+    path("shared/<str:token>", views.shared_review, name="shared"),
     path("api/analyze", views.api_analyze, name="api_analyze"),
     path("healthz", views.healthz, name="healthz"),
 ]

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.conf import settings
+from django.db import transaction
 
 from analysis.features import FEATURE_SETS, extract
 from analysis.go.coords import to_gtp
@@ -19,7 +20,7 @@ from analysis.review.query import PositionQuery
 from analysis.review.report import mistakes
 from analysis.sgf import replay
 from frontend.models import Analysis, Game
-from frontend.services import games
+from frontend.services import games, jobs
 
 
 @dataclass(frozen=True)
@@ -132,12 +133,49 @@ def feature_plane(game_id: int, move_number: int, set_name: str, plane: str) -> 
     }
 
 
-def start_game_analysis(game_id: int) -> int:
-    """Create an Analysis for the game and return its id; refuse if one is already running."""
-    game = Game.objects.get(pk=game_id)
-    if game.analyses.filter(status__in=[Analysis.Status.PENDING, Analysis.Status.RUNNING]).exists():
-        raise games.GameError("an analysis of this game is already running")
-    return Analysis.objects.create(game=game).pk
+def request_analysis(
+    game_id: int, owner: str, move_number: int, ladders: bool, backpred: bool, reply_channel: str
+) -> tuple[dict, jobs.Ticket]:
+    """Ask for the analysis of the position after ``move_number`` moves for ``owner``, answered on
+    ``reply_channel``; return the query (JSON) and the job's ticket (a request replacing ``owner``'s
+    waiting one for this game needs no new task).
+
+    Raises GameError for a bad move number, CapReached when ``owner`` has as many position
+    analyses queued or running as allowed.
+    """
+    query = position_query(game_id, move_number, ladders, backpred).to_json()
+    ticket = jobs.request(owner, jobs.Kind.POSITION, query, game_id=game_id, reply_channel=reply_channel)
+    return query, ticket
+
+
+def request_bot_move(game_id: int, expected_moves: int) -> jobs.Ticket | None:
+    """Ask for the bot's move in a game with ``expected_moves`` moves; return the job's ticket, or
+    None when the game already has a move being thought about and one waiting (that one now asks
+    for this move)."""
+    payload = {"expected_moves": expected_moves}
+    try:
+        return jobs.request(f"game:{game_id}", jobs.Kind.BOT, payload, game_id=game_id)
+    except jobs.CapReached:
+        return None
+
+
+def start_game_analysis(game_id: int, owner: str | None = None) -> tuple[int, int | None]:
+    """Create an Analysis for the game and, given an ``owner``, the job that counts it against
+    their cap; return (analysis id, job id or None).
+
+    Raises GameError if an analysis of the game is already running, CapReached when ``owner``
+    has as many whole-game analyses queued or running as allowed.
+    """
+    with transaction.atomic():
+        game = Game.objects.get(pk=game_id)
+        if game.analyses.filter(status__in=[Analysis.Status.PENDING, Analysis.Status.RUNNING]).exists():
+            raise games.GameError("an analysis of this game is already running")
+        analysis = Analysis.objects.create(game=game)
+        if owner is None:
+            return analysis.pk, None
+        payload = {"analysis": analysis.pk}
+        ticket = jobs.request(owner, jobs.Kind.GAME, payload, game_id=game_id, replace=False)
+        return analysis.pk, ticket.job
 
 
 def cancel_game_analysis(game_id: int) -> int:

@@ -1,7 +1,8 @@
 /**
  * The board pages' entry module (play and review): runs the page the layout's `data-page` names
- * over the board websocket of the game in `data-game` (docs/protocol.md). No build step: the
- * modules under js/ are native ES modules, loaded by relative imports.
+ * over the websocket at the path in `data-socket` (docs/protocol.md): the game's board, or a shared
+ * review's read-only one (`data-read-only`). No build step: the modules under js/ are native ES
+ * modules, loaded by relative imports.
  */
 
 import { $ } from "./js/dom.js";
@@ -10,12 +11,12 @@ import { reviewPage } from "./js/review.js";
 import { BoardSocket } from "./js/socket.js";
 
 const layout = document.querySelector(".board-layout");
-const socket = new BoardSocket(layout.dataset.game, () => {
+const socket = new BoardSocket(layout.dataset.socket, () => {
   $("status").textContent = "Connection lost; reconnecting…";
 });
 socket.on("error", (m) => {
   $("error").textContent = m.message;
 });
 if (layout.dataset.page === "play") playPage(socket, layout.dataset.human);
-else reviewPage(socket);
+else reviewPage(socket, { readOnly: layout.dataset.readOnly === "true" });
 socket.connect();

@@ -15,8 +15,11 @@ import { followWholeGameAnalysis } from "./review/whole-game.js";
 
 const TOGGLES = ["show-candidates", "show-played", "show-ladders", "show-numbers", "show-coords"];
 
-/** Run the review page over `socket`, from the `timeline` and `feature-sets` the template embeds. */
-export function reviewPage(socket) {
+/**
+ * Run the review page over `socket`, from the `timeline` and `feature-sets` the template embeds;
+ * `readOnly`: a shared review, which shows the whole-game analysis but cannot start or cancel it.
+ */
+export function reviewPage(socket, { readOnly }) {
   const svg = $("goban");
   const review = new Review(readJson("timeline"));
   const viewer = new FeatureViewer(readJson("feature-sets"), (set, plane) =>
@@ -52,7 +55,7 @@ export function reviewPage(socket) {
     viewer.received(m);
     render();
   });
-  followWholeGameAnalysis(socket, review, { render, showGraph, go });
+  followWholeGameAnalysis(socket, review, { render, showGraph, go, readOnly });
   bindNavigation(svg, review, go);
   for (const id of TOGGLES) $(id).onchange = render;
   $("heatmap").onchange = () => {
