@@ -45,6 +45,8 @@ service (SQLite, in-memory channel layer, Celery tasks run eagerly in-process):
   (defaults ``weights/policy.pt`` and ``weights/backpred.pt``; the latter is used only if it exists).
 """
 
+import os
+import tempfile
 from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
@@ -140,6 +142,11 @@ TEMPLATES = [
 
 SQLITE_PATH = Path(env_str("GOWEB_SQLITE_PATH", str(BASE_DIR / "db.sqlite3")))
 DATABASES = {"default": database_config(env_str("DATABASE_URL"), SQLITE_PATH)}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # The tests' database is a file too (one per test run): threads running tasks then wait for the
+    # write lock as they do on the site, where a shared in-memory database refuses them at once.
+    TEST_SQLITE_PATH = Path(tempfile.gettempdir()) / f"goweb-test-{os.getpid()}.sqlite3"
+    DATABASES["default"]["TEST"] = {"NAME": str(TEST_SQLITE_PATH)}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = env_str("REDIS_URL")
