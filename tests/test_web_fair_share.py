@@ -246,6 +246,7 @@ def test_a_flood_of_state_requests_asks_the_bot_once(settings, submitted: Counte
             await ws.send_json_to({"type": "state"})
         for _ in range(100):
             await receive_until(ws, is_state)
+        await pong_within(ws, 10)  # every state request was handled (a reply goes before its request)
         thinking.set()
         await receive_until(ws, lambda m: m["type"] == "state" and "bot_move" in m)
         await dispatch.wait_idle()
