@@ -277,3 +277,11 @@ def test_another_account_cannot_use_the_board_socket(client) -> None:
         asyncio.run(scenario())
     finally:
         asyncio.run(sync_to_async(_forget_connection)())
+
+
+@pytest.mark.django_db
+def test_a_withdrawn_share_link_says_so(client, settings) -> None:
+    settings.DEBUG = False
+    response = Client().get("/shared/no-such-token")
+    assert response.status_code == 404
+    assert "This share link is not valid (the owner may have withdrawn it)." in response.content.decode()
