@@ -5,6 +5,7 @@ whole-game analysis (the embedded mode's in-process runner; Celery workers in te
 from __future__ import annotations
 
 import asyncio
+import datetime
 import threading
 import time
 from collections import Counter
@@ -283,3 +284,13 @@ def test_a_lost_job_stops_counting_after_the_lease(settings) -> None:
     Job.objects.filter(pk=lost.job).update(heartbeat=Job.objects.get(pk=lost.job).heartbeat - jobs.lease())
     assert jobs.request("session:s", jobs.Kind.GAME, {}, replace=False).new
     assert not Job.objects.filter(pk=lost.job).exists()
+
+
+def test_the_in_process_runner_forgets_the_jobs_of_an_earlier_process(monkeypatch) -> None:
+    """After a restart in the embedded mode, the dead threads' jobs no longer take slots."""
+    earlier = jobs.request("session:s", jobs.Kind.POSITION, {})
+    Job.objects.filter(pk=earlier.job).update(created=dispatch.STARTED - datetime.timedelta(minutes=1))
+    mine = jobs.request("session:s", jobs.Kind.POSITION, {})
+    monkeypatch.setattr(dispatch, "_pools", {})  # this process has run nothing in-process yet
+    asyncio.run(dispatch._executor("play"))
+    assert list(Job.objects.values_list("pk", flat=True)) == [mine.job]

@@ -64,14 +64,14 @@ async def submit(task: Task, *args: Any) -> None:
         await sync_to_async(task.apply_async, thread_sensitive=False)(args=args)
 
 
-async def ask(task: Task, query: dict, timeout: float, *args: Any) -> dict:
-    """Run ``task(query, reply_channel, *args)`` and return the message it sends to ``reply_channel``.
+async def ask(task: Task, query: dict, timeout: float) -> dict:
+    """Run ``task(query, reply_channel)`` and return the message it sends to ``reply_channel``.
 
     Raises TimeoutError when no message arrives within ``timeout`` seconds.
     """
     layer = get_channel_layer()
     channel = await layer.new_channel()
-    await submit(task, query, channel, *args)
+    await submit(task, query, channel)
     event = await asyncio.wait_for(layer.receive(channel), timeout)
     return event["message"]
 
