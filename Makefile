@@ -5,7 +5,7 @@ STAMP  := $(VENV)/.deps-installed
 NODE_STAMP := node_modules/.deps-installed
 ESLINT := node_modules/.bin/eslint
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-APT_PACKAGES := gnugo chromium nodejs
+APT_PACKAGES := gnugo chromium nodejs docker-compose
 
 .PHONY: run test lint build system-deps bench clean
 

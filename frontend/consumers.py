@@ -13,6 +13,8 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from frontend import tasks
 from frontend.models import Game
 from frontend.services import board, dispatch, games, notify, protocol
+from frontend.services.requester import Requester
+from frontend.services.requester import from_scope as requester_of
 
 
 class JsonConsumer(AsyncJsonWebsocketConsumer):
@@ -56,25 +58,36 @@ class PingConsumer(JsonConsumer):
 
 
 class BoardConsumer(JsonConsumer):
-    """One game's board: play against the bot, review, analysis and feature planes."""
+    """One game's board: play against the bot, review, analysis and feature planes, for its owner."""
 
+    read_only = False
     game_id: int
+    requester: Requester
+
+    def find_game(self) -> Game:
+        """Return the game of this socket's URL if the requester owns it; raises Game.DoesNotExist
+        (closed with 4404) or PermissionError (closed with 4403)."""
+        return games.owned_game(self.scope["url_route"]["kwargs"]["game_id"], self.requester)
+
+    def missing(self) -> str:
+        """Return the error message when there is no such game."""
+        return f"there is no game {self.scope['url_route']['kwargs']['game_id']}"
 
     async def connect(self) -> None:
-        """Accept, then close with 4404/4403 and an error message unless this session owns the game."""
+        """Accept, then close with 4404/4403 and an error message unless the game may be opened here."""
         await self.accept()
-        self.game_id = self.scope["url_route"]["kwargs"]["game_id"]
-        session = self.scope.get("session")
+        self.requester = requester_of(self.scope)
         try:
-            await database_sync_to_async(games.owned_game)(self.game_id, session and session.session_key)
+            game = await database_sync_to_async(self.find_game)()
         except Game.DoesNotExist:
-            await self.send_error(f"there is no game {self.game_id}")
+            await self.send_error(self.missing())
             await self.close(code=4404)
             return
         except PermissionError as e:
             await self.send_error(str(e))
             await self.close(code=4403)
             return
+        self.game_id = game.pk
         await self.channel_layer.group_add(notify.board_group(self.game_id), self.channel_name)
         await self.send_outcome(await database_sync_to_async(board.current)(self.game_id), broadcast=False)
         saved = await database_sync_to_async(board.analysis_state)(self.game_id)
@@ -90,6 +103,8 @@ class BoardConsumer(JsonConsumer):
         """Validate the message, then run its handler; errors go back as error messages."""
         try:
             kind, fields = protocol.parse(content)
+            if self.read_only and kind not in protocol.READ_ONLY:
+                raise protocol.ProtocolError(f"this shared review is read-only: {kind!r} is not allowed")
             await getattr(self, f"on_{kind}")(**fields)
         except (ValueError, Game.DoesNotExist) as e:
             await self.send_error(str(e))
@@ -99,15 +114,20 @@ class BoardConsumer(JsonConsumer):
         await self.send_json(event["message"])
 
     async def send_outcome(self, outcome: board.Outcome, broadcast: bool = True) -> None:
-        """Send the new state (to every viewer when ``broadcast``) and start the bot if it is its turn."""
+        """Send the new state (to every viewer when ``broadcast``) and ask for the bot's move if it
+        is its turn (not from a read-only viewer)."""
         if broadcast:
             await self.channel_layer.group_send(
                 notify.board_group(self.game_id), {"type": "board.message", "message": outcome.state}
             )
         else:
             await self.send_json(outcome.state)
-        if outcome.bot_expected_moves is not None:
-            await dispatch.submit(tasks.bot_move, self.game_id, outcome.bot_expected_moves)
+        if outcome.bot_expected_moves is None or self.read_only:
+            return
+        expected = outcome.bot_expected_moves
+        ticket = await database_sync_to_async(board.request_bot_move)(self.game_id, expected)
+        if ticket is not None and ticket.new:
+            await dispatch.submit(tasks.bot_move, self.game_id, expected, ticket.job)
 
     async def act(self, action: Any, *args: Any) -> None:
         """Run a state-changing action of :mod:`frontend.services.board` and send its outcome."""
@@ -141,25 +161,29 @@ class BoardConsumer(JsonConsumer):
         self, move_number: int, ladders: bool = True, backpred: bool = True, network: str = "",
         backpred_network: str = "", ownership: bool = False,
     ) -> None:
-        make_query = database_sync_to_async(board.position_query)
-        query = await make_query(
-            self.game_id, move_number, ladders, backpred, network, backpred_network, ownership
+        ask = database_sync_to_async(board.request_analysis)
+        query, ticket = await ask(
+            self.game_id, self.requester.key, self.channel_name, move_number, ladders=ladders,
+            backpred=backpred, network=network, backpred_network=backpred_network, ownership=ownership,
         )
-        await dispatch.submit(tasks.analyze_position, query.to_json(), self.channel_name)
+        if ticket.new:
+            await dispatch.submit(tasks.analyze_position, query, self.channel_name, ticket.job)
 
     async def on_estimate(self, move_number: int | None = None) -> None:
-        make_query = database_sync_to_async(board.position_query)
-        query = await make_query(self.game_id, move_number, ladders=False, backpred=False)
-        await dispatch.submit(tasks.estimate_position, query.to_json(), self.channel_name)
+        ask = database_sync_to_async(board.request_estimate)
+        query, ticket = await ask(self.game_id, self.requester.key, move_number)
+        await dispatch.submit(tasks.estimate_position, query, self.channel_name, ticket.job)
 
     async def on_analyze_game(self) -> None:
-        analysis_id = await database_sync_to_async(board.start_game_analysis)(self.game_id)
+        start = database_sync_to_async(board.start_game_analysis)
+        analysis_id, job = await start(self.game_id, self.requester.key)
         await self.send_json({"type": "analysis_started", "analysis": analysis_id})
-        await dispatch.submit(tasks.analyze_game, analysis_id)
+        await dispatch.submit(tasks.analyze_game, analysis_id, job)
 
     async def on_compare(self, a: str, b: str) -> None:
-        names = board.comparison_networks(a, b)
-        await dispatch.submit(tasks.compare_networks, self.game_id, names, self.channel_name)
+        ask = database_sync_to_async(board.request_comparison)
+        names, ticket = await ask(self.requester.key, a, b)
+        await dispatch.submit(tasks.compare_networks, self.game_id, names, self.channel_name, ticket.job)
 
     async def on_cancel_analysis(self) -> None:
         analysis_id = await database_sync_to_async(board.cancel_game_analysis)(self.game_id)
@@ -169,3 +193,17 @@ class BoardConsumer(JsonConsumer):
         await self.send_json(
             await database_sync_to_async(board.feature_plane)(self.game_id, move_number, set, plane)
         )
+
+
+class SharedBoardConsumer(BoardConsumer):
+    """A game's review opened with its read-only share link, by anyone: it shows the game and its
+    analysis and answers position analyses (counted against the viewer), and changes nothing."""
+
+    read_only = True
+
+    def find_game(self) -> Game:
+        """Return the game shared with this socket's token; raises Game.DoesNotExist."""
+        return games.shared_game(self.scope["url_route"]["kwargs"]["token"])
+
+    def missing(self) -> str:
+        return "this share link is not valid (the owner may have withdrawn it)"

@@ -1,9 +1,13 @@
-"""Forms of the new-game and review pages."""
+"""Forms of the new-game, review and "My games" pages, and of signing up."""
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from django import forms
 from django.conf import settings
+from django.contrib.auth.forms import UserCreationForm
+from django.db.models import Q, QuerySet
 
 from analysis.bot.levels import LEVELS
 from analysis.go.handicap import max_fixed_handicap
@@ -79,3 +83,47 @@ class ReviewForm(forms.Form):
     def record(self) -> GameRecord:
         """The parsed game (after validation)."""
         return self.cleaned_data["record"]
+
+
+class GameFilterForm(forms.Form):
+    """The filter of "My games": kind, result and the dates the games were last changed."""
+
+    RESULTS: ClassVar[dict[str, tuple[str, Q]]] = {
+        "B": ("Black won", Q(result__startswith="B+")),
+        "W": ("White won", Q(result__startswith="W+")),
+        "none": ("no result yet", Q(result="")),
+    }
+
+    kind = forms.ChoiceField(label="Kind", required=False, choices=[("", "all"), *Game.Kind.choices])
+    result = forms.ChoiceField(
+        label="Result",
+        required=False,
+        choices=[("", "any"), *((key, label) for key, (label, _) in RESULTS.items())],
+    )
+    since = forms.DateField(label="From", required=False, widget=forms.DateInput(attrs={"type": "date"}))
+    until = forms.DateField(label="To", required=False, widget=forms.DateInput(attrs={"type": "date"}))
+
+    def clean(self) -> dict:
+        """Check that the dates are in order."""
+        data = super().clean()
+        since, until = data.get("since"), data.get("until")
+        if since and until and since > until:
+            raise forms.ValidationError("the 'from' date is after the 'to' date")
+        return data
+
+    def filter(self, games: QuerySet[Game]) -> QuerySet[Game]:
+        """Return ``games`` narrowed to the (valid) filter."""
+        data = self.cleaned_data
+        if data.get("kind"):
+            games = games.filter(kind=data["kind"])
+        if data.get("result"):
+            games = games.filter(self.RESULTS[data["result"]][1])
+        if data.get("since"):
+            games = games.filter(updated__date__gte=data["since"])
+        if data.get("until"):
+            games = games.filter(updated__date__lte=data["until"])
+        return games
+
+
+class SignupForm(UserCreationForm):
+    """A new account: a user name and a password typed twice (Django's validators apply)."""

@@ -1,13 +1,17 @@
 """Stored games and their analyses.
 
 A :class:`Game` keeps its record as SGF text (the single source of truth for the moves) plus the
-settings and state the pages need.  Games belong to the browser session that created them
-(``owner`` is the session key).  An :class:`Analysis` holds the per-move results of a whole-game
-analysis, filled in by ``frontend.tasks.analyze_game``.
+settings and state the pages need.  A game belongs to an account (``user``) or, when it was made
+without one, to the browser session that created it (``owner`` is the session key); its owner may
+share its review read-only through ``share_token``.  An :class:`Analysis` holds the per-move results
+of a whole-game analysis, filled in by ``frontend.tasks.analyze_game``.  A :class:`Job` is one
+piece of work queued or running for someone: the ledger of the per-user cap
+(:mod:`frontend.services.jobs`).
 """
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import models
 
 
@@ -28,6 +32,17 @@ class Game(models.Model):
         FINISHED = "finished", "finished"
 
     owner = models.CharField(max_length=64, db_index=True, help_text="session key of the creator")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="games",
+        help_text="the account that owns the game; none for a game of an anonymous session",
+    )
+    share_token = models.CharField(
+        max_length=32, unique=True, null=True, blank=True, help_text="the read-only review link's token"
+    )
     kind = models.CharField(max_length=8, choices=Kind.choices, default=Kind.PLAY)
     sgf = models.TextField(help_text="the game record, UTF-8 SGF")
     black_player = models.CharField(max_length=100, blank=True)
@@ -86,3 +101,41 @@ class Analysis(models.Model):
     def active(self) -> bool:
         """Whether the analysis is still queued or running."""
         return self.status in (self.Status.PENDING, self.Status.RUNNING)
+
+
+class Job(models.Model):
+    """One piece of work queued or running for a requester: a bot move, a position analysis or a
+    whole-game analysis.
+
+    ``owner`` is whom the work counts against (``user:ID``, ``session:KEY``, ``client:ADDRESS``, or
+    ``game:ID`` for a game's bot moves); each of its slots ``0 .. cap - 1`` holds at most one job of
+    a kind, which makes the cap hold however many processes take slots at once.  ``payload`` is the
+    task's input, which a newer request replaces while the job is still pending.
+    """
+
+    class Kind(models.TextChoices):
+        BOT = "bot", "bot move"
+        POSITION = "position", "position analysis"
+        GAME = "game", "whole-game analysis"
+
+    class State(models.TextChoices):
+        PENDING = "pending", "queued"
+        RUNNING = "running", "running"
+
+    owner = models.CharField(max_length=80)
+    kind = models.CharField(max_length=8, choices=Kind.choices)
+    slot = models.PositiveSmallIntegerField()
+    game = models.ForeignKey(Game, null=True, blank=True, on_delete=models.CASCADE, related_name="jobs")
+    state = models.CharField(max_length=8, choices=State.choices, default=State.PENDING)
+    payload = models.JSONField(default=dict, blank=True)
+    reply_channel = models.CharField(max_length=200, blank=True)
+    created = models.DateTimeField(auto_now_add=True)
+    heartbeat = models.DateTimeField(auto_now=True, help_text="last sign of life: queued, started, progress")
+
+    class Meta:
+        ordering = ("created",)
+        constraints = (models.UniqueConstraint(fields=["owner", "kind", "slot"], name="one_job_per_slot"),)
+        indexes = (models.Index(fields=["owner", "kind", "game", "state"]),)
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} of {self.owner} (slot {self.slot}): {self.state}"

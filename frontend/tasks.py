@@ -10,9 +10,17 @@ Every task is acknowledged late: a worker that dies leaves its message to the br
 hands it to another worker (after ``GOWEB_TASK_VISIBILITY_TIMEOUT`` with Redis).  A whole-game
 analysis runs ``GOWEB_REVIEW_CHUNK`` positions per message and saves them before queueing the
 rest, so a redelivered message resumes where the last saved chunk ended.
+
+Each task goes to the queue of its kind of work (``CELERY_TASK_ROUTES``: ``play``, ``analysis``,
+``review``).  Given a ``job`` (:mod:`frontend.services.jobs`), a task runs the job's newest request
+and frees its slot when it ends; a job that is gone (withdrawn, or forgotten as lost) is skipped.
 """
 
 from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from celery import shared_task
 from celery.signals import worker_process_init
@@ -26,8 +34,8 @@ from analysis.review import compare
 from analysis.review.analyze import answer_query
 from analysis.review.estimate import estimate
 from analysis.review.query import PositionQuery
-from frontend.models import Game
-from frontend.services import board, engine, game_analysis, games, notify
+from frontend.models import Game, Job
+from frontend.services import board, engine, game_analysis, games, jobs, notify
 
 # Tasks that survive a worker's death (acknowledged after they run, requeued when the worker
 # is lost) and retry a few times when the database is briefly unreachable.
@@ -48,14 +56,56 @@ def _load_networks(**kwargs: object) -> None:
     engine.evaluator().evaluate([Position(19)])
 
 
+@worker_process_init.connect
+def _take_niceness(**kwargs: object) -> None:
+    """Lower this worker's CPU priority by ``GOWEB_WORKER_NICE`` (analysis workers yield the cores
+    they share to the bot's)."""
+    if settings.GOWEB_WORKER_NICE > 0:
+        os.nice(settings.GOWEB_WORKER_NICE)
+
+
+class Withdrawn(Exception):
+    """The task's job is gone: its request was withdrawn or forgotten as lost."""
+
+
+@contextmanager
+def _holding(job_id: int | None) -> Iterator[Job | None]:
+    """Yield the claimed job (None for a task without one) and free its slot when the task ends,
+    unless a database error has the task retried.  Raises Withdrawn when the job is gone."""
+    if job_id is None:
+        yield None
+        return
+    job = jobs.claim(job_id)
+    if job is None:
+        raise Withdrawn
+    try:
+        yield job
+    except OperationalError:
+        raise
+    except BaseException:
+        jobs.release(job_id)
+        raise
+    jobs.release(job_id)
+
+
 @shared_task(**DURABLE)
-def bot_move(self, game_id: int, expected_moves: int) -> dict:
-    """Play the bot's move in game ``game_id`` if it still has ``expected_moves`` moves; broadcast the state.
+def bot_move(self, game_id: int, expected_moves: int, job: int | None = None) -> dict:
+    """Play the bot's move in game ``game_id`` if it still has ``expected_moves`` moves (the job's
+    newest request, given one); broadcast the state.
 
     Returns ``{"move": GTP or "resign"}``, or ``{"skipped": reason}`` when the game moved on
-    meanwhile (the human undid, resigned, or another task already replied).  The game is loaded
-    once: the record read under the lock is reused when it has not changed while the bot thought.
+    meanwhile (the human undid, resigned, or another task already replied) or the job is gone.
+    The game is loaded once: the record read under the lock is reused when it has not changed
+    while the bot thought.
     """
+    try:
+        with _holding(job) as held:
+            return _bot_move(game_id, held.payload["expected_moves"] if held else expected_moves)
+    except Withdrawn:
+        return {"skipped": "the request was withdrawn"}
+
+
+def _bot_move(game_id: int, expected_moves: int) -> dict:
     loaded = games.load(Game.objects.get(pk=game_id))
     if len(loaded.position.moves) != expected_moves or not loaded.is_bot_turn:
         return {"skipped": "the game changed since the move was requested"}
@@ -78,12 +128,23 @@ def bot_move(self, game_id: int, expected_moves: int) -> dict:
 
 
 @shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=2)
-def analyze_position(self, query: dict, reply_channel: str | None = None) -> dict:
+def analyze_position(self, query: dict, reply_channel: str | None = None, job: int | None = None) -> dict:
     """Search one position and return (and send to ``reply_channel``) an ``analysis`` message.
 
-    ``query`` is a :class:`~analysis.review.query.PositionQuery` as JSON.  If the analysis fails,
-    ``reply_channel`` gets an ``error`` message and the exception propagates.
+    ``query`` is a :class:`~analysis.review.query.PositionQuery` as JSON; given a job, the job's
+    newest query and reply channel are used instead (``{"skipped": reason}`` when it is gone).  If
+    the analysis fails, ``reply_channel`` gets an ``error`` message and the exception propagates.
     """
+    try:
+        with _holding(job) as held:
+            if held is not None:
+                query, reply_channel = held.payload, held.reply_channel or reply_channel
+            return _analyze_position(query, reply_channel)
+    except Withdrawn:
+        return {"skipped": "the request was withdrawn"}
+
+
+def _analyze_position(query: dict, reply_channel: str | None) -> dict:
     try:
         parsed = PositionQuery.from_json(query)
         net = engine.network(parsed.network)
@@ -103,17 +164,20 @@ def analyze_position(self, query: dict, reply_channel: str | None = None) -> dic
 
 
 @shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=2)
-def estimate_position(self, query: dict, reply_channel: str) -> dict:
+def estimate_position(self, query: dict, reply_channel: str, job: int | None = None) -> dict:
     """Estimate the score of one position with the network alone (no search) and return (and send
     to ``reply_channel``) an ``estimate`` message (:func:`analysis.review.estimate.estimate`).
 
     ``query`` is a :class:`~analysis.review.query.PositionQuery` as JSON: only its position and
-    network count.  If the estimate fails, ``reply_channel`` gets an ``error`` message and the
-    exception propagates.
+    network count.  ``job`` is the slot it holds until it ends.  If the estimate fails,
+    ``reply_channel`` gets an ``error`` message and the exception propagates.
     """
     try:
-        parsed = PositionQuery.from_json(query)
-        result = estimate(engine.network(parsed.network), parsed.position(), parsed.network)
+        with _holding(job):
+            parsed = PositionQuery.from_json(query)
+            result = estimate(engine.network(parsed.network), parsed.position(), parsed.network)
+    except Withdrawn:
+        return {"skipped": "the request was withdrawn"}
     except Exception as exc:
         notify.to_channel(reply_channel, {"type": "error", "message": f"estimate failed: {exc}"})
         raise
@@ -123,18 +187,23 @@ def estimate_position(self, query: dict, reply_channel: str) -> dict:
 
 
 @shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=2)
-def compare_networks(self, game_id: int, names: list[str], reply_channel: str) -> dict:
+def compare_networks(
+    self, game_id: int, names: list[str], reply_channel: str, job: int | None = None
+) -> dict:
     """Compare the next-move networks ``names`` on game ``game_id`` and send ``reply_channel`` a
     ``comparison`` message (:func:`analysis.review.compare.compare_networks`, with the search's
-    choices of the game's latest whole-game analysis).  A failure sends an ``error`` message and
-    propagates.
+    choices of the game's latest whole-game analysis).  ``job`` is the slot it holds until it
+    ends.  A failure sends an ``error`` message and propagates.
     """
     try:
-        loaded = Game.objects.get(pk=game_id)
-        networks = {name: engine.network(name) for name in names}
-        result = compare.compare_networks(
-            games.record_of(loaded), networks, uses_superko(loaded.rules), board.search_choices(game_id)
-        )
+        with _holding(job):
+            loaded = Game.objects.get(pk=game_id)
+            networks = {name: engine.network(name) for name in names}
+            result = compare.compare_networks(
+                games.record_of(loaded), networks, uses_superko(loaded.rules), board.search_choices(game_id)
+            )
+    except Withdrawn:
+        return {"skipped": "the request was withdrawn"}
     except Exception as exc:
         notify.to_channel(reply_channel, {"type": "error", "message": f"comparison failed: {exc}"})
         raise
@@ -144,15 +213,17 @@ def compare_networks(self, game_id: int, names: list[str], reply_channel: str) -
 
 
 @shared_task(**DURABLE)
-def analyze_game(self, analysis_id: int) -> dict:
+def analyze_game(self, analysis_id: int, job: int | None = None) -> dict:
     """Analyse a game's positions ``GOWEB_REVIEW_CHUNK`` at a time, streaming ``progress`` to its board.
 
-    On a worker each message runs one chunk, then queues the next one as a new message; in-process
-    (eager) the chunks run one after the other.  Returns the last chunk's outcome (``status`` and
-    ``done``).  A failure other than a database error marks the analysis failed, tells the board
-    and propagates.
+    On a worker each message runs one chunk, then queues the next one as a new message (with the
+    same job, whose slot stays taken until the analysis ends); in-process (eager) the chunks run
+    one after the other.  Returns the last chunk's outcome (``status`` and ``done``).  A failure
+    other than a database error marks the analysis failed, tells the board and propagates.
     """
     while True:
+        if job is not None and jobs.claim(job) is None:  # a sign of life for each chunk
+            return {"skipped": "the request was withdrawn"}
         try:
             outcome = game_analysis.run_chunk(
                 analysis_id, engine.evaluator(), settings.GOWEB_REVIEW_VISITS, settings.GOWEB_REVIEW_CHUNK
@@ -161,9 +232,13 @@ def analyze_game(self, analysis_id: int) -> dict:
             raise
         except Exception as exc:
             game_analysis.fail(analysis_id, exc)
+            if job is not None:
+                jobs.release(job)
             raise
         if not outcome.more:
+            if job is not None:
+                jobs.release(job)
             return outcome.as_json()
         if not self.request.is_eager:
-            analyze_game.apply_async(args=(analysis_id,))
+            analyze_game.apply_async(args=(analysis_id, job))
             return outcome.as_json()

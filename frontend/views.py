@@ -1,16 +1,20 @@
-"""HTTP views: pages, SGF download, the JSON analysis API and a health check.
+"""HTTP views: pages, SGF download, share links, the JSON analysis API and a health check.
 
-Games belong to the session that created them: any other session gets 403 with a message.
+A game belongs to its account, or to the session that made it without one: anyone else gets 403
+with a message.  Its owner may share its review read-only: the link opens for anyone.
 """
 
 import importlib
 import json
+import secrets
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.core.exceptions import PermissionDenied
+from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
@@ -20,9 +24,11 @@ from analysis.nets.zoo import Zoo
 from analysis.review.report import annotate
 from analysis.sgf import read_sgf, write_sgf
 from frontend import tasks
-from frontend.forms import NewGameForm, ReviewForm
+from frontend.forms import GameFilterForm, NewGameForm, ReviewForm
 from frontend.models import Game
-from frontend.services import api, dispatch, engine, games, ratelimit
+from frontend.services import api, dispatch, engine, games, jobs, ratelimit, requester
+
+GAMES_PER_PAGE = 20
 
 ENGINE_MODULE = "analysis.go._board"
 
@@ -43,10 +49,15 @@ def session_key(request: HttpRequest) -> str:
     return request.session.session_key
 
 
+def user_id(request: HttpRequest) -> int | None:
+    """Return the signed-in account's id, or None."""
+    return request.user.pk if request.user.is_authenticated else None
+
+
 def session_game(request: HttpRequest, pk: int) -> Game:
-    """Return the game ``pk`` if this session owns it; 404 if missing, 403 otherwise."""
+    """Return the game ``pk`` if the requester owns it; 404 if missing, 403 otherwise."""
     try:
-        return games.owned_game(pk, request.session.session_key)
+        return games.owned_game(pk, requester.from_request(request))
     except Game.DoesNotExist:
         raise Http404(f"There is no game {pk}.") from None
     except PermissionError as e:
@@ -64,16 +75,22 @@ def new_game(request: HttpRequest) -> HttpResponse:
     """Show the new-game form; on a valid POST create the game and go to its board."""
     form = NewGameForm(request.POST if request.method == "POST" else None)
     if request.method == "POST" and form.is_valid():
-        game = games.new_game(session_key(request), **form.cleaned_data)
+        game = games.new_game(session_key(request), user_id=user_id(request), **form.cleaned_data)
         return redirect("frontend:play", pk=game.pk)
     return render(request, "frontend/new_game.html", {"form": form})
 
 
 @require_safe
 def my_games(request: HttpRequest) -> HttpResponse:
-    """List this session's games."""
-    mine = Game.objects.filter(owner=request.session.session_key or "-")
-    return render(request, "frontend/games.html", {"games": mine})
+    """List the requester's games (the account's, else the session's), filtered and a page at a time;
+    400 with the form's errors for a bad filter."""
+    form = GameFilterForm(request.GET)
+    mine = games.owned_by(requester.from_request(request))
+    valid = form.is_valid()
+    listed = form.filter(mine) if valid else mine.none()
+    page = Paginator(listed, GAMES_PER_PAGE).get_page(request.GET.get("page"))
+    context = {"form": form, "page": page, "games": page.object_list}
+    return render(request, "frontend/games.html", context, status=200 if valid else 400)
 
 
 @require_safe
@@ -93,9 +110,21 @@ def review(request: HttpRequest, pk: int) -> HttpResponse:
     menus offer the shipped networks of each role, the default first.
     """
     game = session_game(request, pk)
+    return render_review(request, game, socket=f"/ws/board/{game.pk}/", shared=False)
+
+
+def render_review(request: HttpRequest, game: Game, socket: str, shared: bool) -> HttpResponse:
+    """Render the review page of ``game`` over the websocket path ``socket``; ``shared``: the
+    read-only page of a share link."""
     zoo = engine.zoo()
+    link = None
+    if game.share_token and not shared:
+        link = request.build_absolute_uri(reverse("frontend:shared", args=[game.share_token]))
     context = {
         "game": game,
+        "socket": socket,
+        "shared": shared,
+        "share_link": link,
         "timeline": games.timeline(games.record_of(game)),
         "networks": _by_default(zoo, "next"),
         "backpred_networks": _by_default(zoo, "previous"),
@@ -134,6 +163,39 @@ def compare(request: HttpRequest, pk: int) -> HttpResponse:
     return render(request, "frontend/compare.html", context)
 
 
+@require_safe
+def shared_review(request: HttpRequest, token: str) -> HttpResponse:
+    """The read-only review of a game shared with ``token``, for anyone; 404 for an unknown token.
+
+    The viewer gets a session, so that the position analyses asked count against it.
+    """
+    try:
+        game = games.shared_game(token)
+    except Game.DoesNotExist:
+        raise Http404("This share link is not valid (the owner may have withdrawn it).") from None
+    session_key(request)
+    return render_review(request, game, socket=f"/ws/shared/{token}/", shared=True)
+
+
+@require_POST
+def share(request: HttpRequest, pk: int) -> HttpResponse:
+    """Give the game a read-only share link (kept if it has one) and go back to its review."""
+    game = session_game(request, pk)
+    if not game.share_token:
+        game.share_token = secrets.token_urlsafe(16)
+        game.save(update_fields=["share_token"])
+    return redirect("frontend:review", pk=pk)
+
+
+@require_POST
+def unshare(request: HttpRequest, pk: int) -> HttpResponse:
+    """Withdraw the game's share link: it no longer opens anything."""
+    game = session_game(request, pk)
+    game.share_token = None
+    game.save(update_fields=["share_token"])
+    return redirect("frontend:review", pk=pk)
+
+
 @require_http_methods(["GET", "POST"])
 def upload(request: HttpRequest) -> HttpResponse:
     """Upload or paste an SGF; a valid one becomes a review game."""
@@ -142,6 +204,7 @@ def upload(request: HttpRequest) -> HttpResponse:
         record = form.record
         game = Game.objects.create(
             owner=session_key(request),
+            user_id=user_id(request),
             kind=Game.Kind.REVIEW,
             sgf=write_sgf(record).decode(),
             black_player=(record.players[1] or "")[:100],
@@ -188,7 +251,8 @@ async def api_analyze(request: HttpRequest) -> JsonResponse:
     """KataGo-analysis-style JSON query in, search analysis out (see docs/api.md).
 
     The search runs as ``frontend.tasks.analyze_position`` (on a worker when there is a broker), so
-    the web process only waits: 504 when no answer comes within ``GOWEB_API_TIMEOUT`` seconds.
+    the web process only waits: 504 when no answer comes within ``GOWEB_API_TIMEOUT`` seconds.  It
+    counts against the client address's cap of position analyses while it waits: 429 over it.
     """
     client = request.META.get("REMOTE_ADDR", "unknown")
     if not await sync_to_async(ratelimit.allow)("api", client):
@@ -198,10 +262,17 @@ async def api_analyze(request: HttpRequest) -> JsonResponse:
     except (ValueError, RecursionError) as e:
         message = str(e) if isinstance(e, api.ApiError) else "the body is not valid JSON"
         return JsonResponse({"error": message}, status=400)
+    query = job.query.to_json()
     try:
-        analysis = await dispatch.ask(tasks.analyze_position, job.query.to_json(), settings.GOWEB_API_TIMEOUT)
+        ticket = await sync_to_async(jobs.request)(f"client:{client}", jobs.Kind.POSITION, query)
+    except jobs.CapReached as e:
+        return JsonResponse({"error": str(e)}, status=429)
+    try:
+        analysis = await dispatch.ask(tasks.analyze_position, query, settings.GOWEB_API_TIMEOUT)
     except TimeoutError:
         return JsonResponse({"error": "no analysis came back in time; try fewer visits or later"}, status=504)
+    finally:
+        await sync_to_async(jobs.release)(ticket.job)
     if analysis["type"] == "error":
         return JsonResponse({"error": analysis["message"]}, status=500)
     return JsonResponse(api.response(job, analysis))

@@ -5,11 +5,13 @@ without reloading the settings module.
 """
 
 import os
+import secrets
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from django.core.exceptions import ImproperlyConfigured
+from django.core.management.utils import get_random_secret_key
 
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off"}
@@ -124,4 +126,48 @@ def broker_transport_options(visibility_timeout: int) -> dict[str, Any]:
         "visibility_timeout": visibility_timeout,
         "unacked_restore_interval": max(1, visibility_timeout // 10),
         "unacked_restore_throttle": 1,
+    }
+
+
+def secret_key(value: str | None, path: Path | None) -> str | None:
+    """Return the secret key: ``value`` when set, else the key kept in the file ``path``.
+
+    A missing file is created with a new random key (mode 0600) and kept for every later start:
+    each deployment gets a key of its own. Processes starting at once agree on one key, since the
+    file appears whole or not at all. Returns None when neither is given.
+    """
+    if value:
+        return value
+    if path is None:
+        return None
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        draft = path.with_name(f".{path.name}.{secrets.token_hex(8)}")
+        fd = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as f:
+            f.write(get_random_secret_key())
+        try:
+            os.link(draft, path)  # fails if another process was first: its key stands
+        except FileExistsError:
+            pass
+        finally:
+            draft.unlink()
+    key = path.read_text().strip()
+    if not key:
+        raise ImproperlyConfigured(f"the secret key file {path} is empty")
+    return key
+
+
+def queue_names(prefix: str) -> dict[str, str]:
+    """Return the Celery queue of each kind of work, named with ``prefix``: ``play`` (bot moves),
+    ``analysis`` (position analyses: the board's and the API's) and ``review`` (whole-game analyses)."""
+    return {kind: f"{prefix}{kind}" for kind in ("play", "analysis", "review")}
+
+
+def task_routes(queues: dict[str, str]) -> dict[str, dict[str, str]]:
+    """Return ``CELERY_TASK_ROUTES``: each task of ``frontend.tasks`` on the queue of its kind of work."""
+    return {
+        "frontend.tasks.bot_move": {"queue": queues["play"]},
+        "frontend.tasks.analyze_position": {"queue": queues["analysis"]},
+        "frontend.tasks.analyze_game": {"queue": queues["review"]},
     }

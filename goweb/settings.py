@@ -3,13 +3,29 @@
 All configuration comes from environment variables, and every default works without any external
 service (SQLite, in-memory channel layer, Celery tasks run eagerly in-process):
 
-- ``DJANGO_SECRET_KEY``, ``DJANGO_DEBUG`` (default on), ``DJANGO_ALLOWED_HOSTS`` and
+- ``GOWEB_ENV``: ``development`` (the default: ``make run``, the tests) or ``production`` (the
+  compose file), which turns DEBUG off by default, requires a secret key of the deployment's own,
+  sets the cookie and ``SECURE_*`` settings of Django's deployment checklist for a site behind a
+  TLS proxy that sets ``X-Forwarded-Proto``, and serves compressed, hashed static files from
+  ``DJANGO_STATIC_ROOT`` (filled by ``collectstatic``);
+- ``DJANGO_SECRET_KEY``, or ``GOWEB_SECRET_KEY_FILE``: a file holding the key, created with a
+  random key on first start when missing (production refuses to start with neither; development
+  falls back to a fixed local key);
+- ``DJANGO_DEBUG`` (default on in development, off in production), ``DJANGO_ALLOWED_HOSTS`` and
   ``DJANGO_CSRF_TRUSTED_ORIGINS`` (comma-separated), ``DJANGO_STATIC_ROOT``;
+- in production, ``GOWEB_HSTS_SECONDS`` (default one year; 0 turns HSTS off) and
+  ``GOWEB_SSL_REDIRECT`` (default on: plain HTTP is redirected to HTTPS);
 - ``DATABASE_URL`` (``postgres://user@host:port/name``), default ``db.sqlite3`` in the repository root;
 - ``REDIS_URL`` for the channel layer and the cache (which holds the API rate limits), also the
   default Celery broker;
-- ``CELERY_BROKER_URL`` and ``CELERY_RESULT_BACKEND``; ``GOWEB_TASK_QUEUE``, the Celery queue
-  (default ``celery``);
+- ``CELERY_BROKER_URL`` and ``CELERY_RESULT_BACKEND``; ``GOWEB_QUEUE_PREFIX`` (default empty) starts
+  the names of the three Celery queues: ``play`` (bot moves), ``analysis`` (position analyses)
+  and ``review`` (whole-game analyses), so that a bot move never waits behind an analysis;
+- ``GOWEB_WORKER_NICE``: the niceness a worker process takes when it starts (default 0; the
+  compose file's analysis workers take 10, so that on shared cores the bot's worker goes first);
+- ``GOWEB_MAX_GAME_ANALYSES`` and ``GOWEB_MAX_POSITION_ANALYSES``: the work one user (an account,
+  else a browser session; an address on the API) may have queued or running at once (default 1
+  whole-game analysis and 4 position analyses);
 - ``GOWEB_TASK_VISIBILITY_TIMEOUT``: seconds after which Redis hands a task that no worker
   acknowledged (its worker died) to another worker (default 300; every task message must finish
   well within it, which is why a whole-game analysis runs in chunks);
@@ -18,7 +34,8 @@ service (SQLite, in-memory channel layer, Celery tasks run eagerly in-process):
 - ``GOWEB_MAX_SGF_BYTES`` caps uploaded or pasted SGF files (default 512 kB);
 - ``GOWEB_API_RATE_LIMIT`` and ``GOWEB_API_RATE_WINDOW``: requests allowed per client per window
   (seconds) on ``/api/analyze`` (default 60 per 60 s; 0 turns the limit off);
-- ``GOWEB_ANALYSIS_THREADS``: threads running analysis in-process when there is no broker (default 2);
+- ``GOWEB_ANALYSIS_THREADS``: threads running tasks in-process for each queue when there is no
+  broker (default 2);
 - ``GOWEB_TORCH_THREADS``: torch threads per analysing process (default 1: one core per worker);
 - ``GOWEB_REVIEW_VISITS``: search visits per position in game review and on the board's position
   analysis (default 200), ``GOWEB_REVIEW_CHUNK``: positions per whole-game task message (default 10);
@@ -28,7 +45,11 @@ service (SQLite, in-memory channel layer, Celery tasks run eagerly in-process):
   ``zoo.json`` (default ``weights/``); the manifest names the default network of each role.
 """
 
+import os
+import tempfile
 from pathlib import Path
+
+from django.core.exceptions import ImproperlyConfigured
 
 from goweb.envconfig import (
     broker_transport_options,
@@ -39,14 +60,42 @@ from goweb.envconfig import (
     env_int,
     env_list,
     env_str,
+    queue_names,
+    secret_key,
+    task_routes,
 )
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
-SECRET_KEY = env_str("DJANGO_SECRET_KEY", "django-insecure-goweb-local-development-key")
-DEBUG = env_bool("DJANGO_DEBUG", True)
+ENVIRONMENTS = ("development", "production")
+GOWEB_ENV = env_str("GOWEB_ENV", "development")
+if GOWEB_ENV not in ENVIRONMENTS:
+    raise ImproperlyConfigured(f"GOWEB_ENV={GOWEB_ENV!r}: use one of {', '.join(ENVIRONMENTS)}")
+PRODUCTION = GOWEB_ENV == "production"
+
+_key_file = env_str("GOWEB_SECRET_KEY_FILE")
+SECRET_KEY = secret_key(env_str("DJANGO_SECRET_KEY"), Path(_key_file) if _key_file else None)
+if SECRET_KEY is None:
+    if PRODUCTION:
+        raise ImproperlyConfigured(
+            "GOWEB_ENV=production needs a secret key of its own: set DJANGO_SECRET_KEY, or "
+            "GOWEB_SECRET_KEY_FILE to a file kept across restarts (created on first start)"
+        )
+    SECRET_KEY = "django-insecure-goweb-local-development-key"
+DEBUG = env_bool("DJANGO_DEBUG", not PRODUCTION)
 ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", [])
+
+# Behind a TLS proxy (production): the proxy says the request was HTTPS; cookies travel over
+# HTTPS only, and browsers are told to use HTTPS from then on.
+if PRODUCTION:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SECURE_SSL_REDIRECT = env_bool("GOWEB_SSL_REDIRECT", True)
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+    SECURE_HSTS_SECONDS = env_int("GOWEB_HSTS_SECONDS", 365 * 24 * 3600)
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = True
+    SECURE_HSTS_PRELOAD = True
 
 INSTALLED_APPS = [
     "daphne",
@@ -61,13 +110,16 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "frontend.middleware.HealthCheck",
     "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "frontend.middleware.ApiErrorsAsJson",
 ]
 
 ROOT_URLCONF = "goweb.urls"
@@ -90,6 +142,11 @@ TEMPLATES = [
 
 SQLITE_PATH = Path(env_str("GOWEB_SQLITE_PATH", str(BASE_DIR / "db.sqlite3")))
 DATABASES = {"default": database_config(env_str("DATABASE_URL"), SQLITE_PATH)}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # The tests' database is a file too (one per test run): threads running tasks then wait for the
+    # write lock as they do on the site, where a shared in-memory database refuses them at once.
+    TEST_SQLITE_PATH = Path(tempfile.gettempdir()) / f"goweb-test-{os.getpid()}.sqlite3"
+    DATABASES["default"]["TEST"] = {"NAME": str(TEST_SQLITE_PATH)}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = env_str("REDIS_URL")
@@ -105,8 +162,11 @@ CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_RESULT_ACCEPT_CONTENT = ["json"]
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
-CELERY_TASK_DEFAULT_QUEUE = env_str("GOWEB_TASK_QUEUE", "celery")
-CELERY_BROKER_TRANSPORT_OPTIONS = broker_transport_options(env_int("GOWEB_TASK_VISIBILITY_TIMEOUT", 300))
+GOWEB_QUEUES = queue_names(env_str("GOWEB_QUEUE_PREFIX", ""))
+CELERY_TASK_DEFAULT_QUEUE = GOWEB_QUEUES["analysis"]
+CELERY_TASK_ROUTES = task_routes(GOWEB_QUEUES)
+GOWEB_TASK_VISIBILITY_TIMEOUT = env_int("GOWEB_TASK_VISIBILITY_TIMEOUT", 300)
+CELERY_BROKER_TRANSPORT_OPTIONS = broker_transport_options(GOWEB_TASK_VISIBILITY_TIMEOUT)
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -122,6 +182,24 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = Path(env_str("DJANGO_STATIC_ROOT", str(BASE_DIR / "staticfiles")))
+# WhiteNoise serves the static files from the web process itself, DEBUG or not: in production the
+# compressed files with hashed names that collectstatic wrote, otherwise the apps' files as they are.
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": (
+            "goweb.storage.CompressedStaticStorage"
+            if PRODUCTION
+            else "django.contrib.staticfiles.storage.StaticFilesStorage"
+        )
+    },
+}
+WHITENOISE_USE_FINDERS = not PRODUCTION
+WHITENOISE_AUTOREFRESH = not PRODUCTION
+
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "frontend:games"
+LOGOUT_REDIRECT_URL = "frontend:home"
 
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("GOWEB_MAX_UPLOAD_BYTES", 2 * 1024 * 1024)
 FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE
@@ -130,6 +208,9 @@ GOWEB_MAX_SGF_BYTES = env_int("GOWEB_MAX_SGF_BYTES", 512 * 1024)
 GOWEB_API_RATE_LIMIT = env_int("GOWEB_API_RATE_LIMIT", 60)
 GOWEB_API_RATE_WINDOW = env_int("GOWEB_API_RATE_WINDOW", 60)
 GOWEB_ANALYSIS_THREADS = env_int("GOWEB_ANALYSIS_THREADS", 2)
+GOWEB_WORKER_NICE = env_int("GOWEB_WORKER_NICE", 0)
+GOWEB_MAX_GAME_ANALYSES = env_int("GOWEB_MAX_GAME_ANALYSES", 1)
+GOWEB_MAX_POSITION_ANALYSES = env_int("GOWEB_MAX_POSITION_ANALYSES", 4)
 GOWEB_TORCH_THREADS = env_int("GOWEB_TORCH_THREADS", 1)
 GOWEB_REVIEW_VISITS = env_int("GOWEB_REVIEW_VISITS", 200)
 GOWEB_REVIEW_CHUNK = env_int("GOWEB_REVIEW_CHUNK", 10)

@@ -6,6 +6,7 @@ from django.urls import include, path
 
 urlpatterns = [
     path("admin/", admin.site.urls),
+    path("accounts/", include("frontend.account_urls")),
     path("", include("frontend.urls")),
     *staticfiles_urlpatterns(),
 ]

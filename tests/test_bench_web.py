@@ -19,9 +19,11 @@ def test_web_options_reach_the_benchmark(monkeypatch, capsys) -> None:
         return {"web_positions_per_s": 1.0}
 
     monkeypatch.setattr(web, "run", fake_run)
-    assert bench.main(["web", "--json", "--clients", "3", "--moves", "50"]) == 0
+    options = ["--clients", "3", "--moves", "50", "--players", "4", "--level", "mcts-50"]
+    assert bench.main(["web", "--json", *options]) == 0
     assert seen == {
-        "quick": False, "clients": 3, "moves": 50, "workers": 2, "visits": None, "redis": web.REDIS_URL
+        "quick": False, "clients": 3, "moves": 50, "workers": 2, "visits": None, "redis": web.REDIS_URL,
+        "play_workers": 1, "players": 4, "player_moves": 15, "level": "mcts-50",
     }
     assert json.loads(capsys.readouterr().out)["bench"] == "web"
 
@@ -36,3 +38,10 @@ def test_latencies_are_the_gaps_between_a_visitors_messages() -> None:
 def test_real_games_are_cut_to_the_moves_asked() -> None:
     games = web.real_games(2, 30)
     assert len(games) == 2 and all(len(g.main_line_moves()) == 30 and g.size == 19 for g in games)
+
+
+def test_a_players_random_move_is_an_empty_point() -> None:
+    state = {"size": 3, "board": "XO.OX.XOX"}
+    moves = {web.random_move(state, web.random.Random(seed)) for seed in range(50)}
+    assert moves == {"C3", "C2"}
+    assert web.random_move({"size": 2, "board": "XOOX"}, web.random.Random(0)) == "pass"

@@ -501,3 +501,73 @@ def test_score_lead_graph_candidates_and_mistakes_by_points_lost(page, score_sit
     assert lost and lost == sorted(lost, reverse=True)  # ranked by the points lost
     page.select_option("#graph-mode", "winrate")
     assert page.locator("#graph-legend").inner_text().startswith("Black's win rate")
+
+
+def sign_up(page, site: Site, name: str) -> None:
+    """Sign up as ``name`` from the site's form; returns on "My games"."""
+    page.goto(site.url + "/accounts/signup/")
+    page.fill("#id_username", name)
+    page.fill("#id_password1", "a long Go proverb 19x19")
+    page.fill("#id_password2", "a long Go proverb 19x19")
+    page.click("main button[type=submit]")
+    page.wait_for_url(site.url + "/games")
+
+
+def test_accounts_adopt_the_sessions_games_and_a_share_link_opens_in_another_browser(
+    browser, site: Site
+) -> None:
+    """Sign up adopts this browser's game; its share link opens read-only in a second browser
+    context, which cannot open the game itself, even signed in; log out and in again."""
+    errors: list[str] = []
+    contexts = [browser.new_context(viewport={"width": 1000, "height": 800}) for _ in range(2)]
+    owner, viewer = (context.new_page() for context in contexts)
+    for page in (owner, viewer):
+        page.on("pageerror", lambda e: errors.append(str(e)))
+    name = f"ada{free_port()}"
+    try:
+        upload(owner, site, REVIEW_SGF)
+        game_id = int(owner.url.split("/")[-2])
+        sign_up(owner, site, name)
+        assert "1 game of this browser moved to your account." in owner.locator(".messages").inner_text()
+        assert owner.locator("#signed-in").inner_text() == name
+        assert owner.locator(f'table.games a[href="/game/{game_id}/review"]').count() >= 1
+
+        owner.goto(f"{site.url}/game/{game_id}/review")
+        owner.click("#share")
+        link = owner.locator("#share-link").input_value()
+        assert link.startswith(f"{site.url}/shared/")
+
+        viewer.goto(link)
+        status_starts(viewer, "7 moves.")
+        viewer.wait_for_selector("#goban .candidates circle")  # the viewer's own position analysis
+        assert viewer.locator("#shared-note").is_visible()
+        assert viewer.locator("#analyze-game, #download, #share").count() == 0
+        viewer.keyboard.press("End")
+        assert viewer.locator("#move-label").inner_text() == "7 / 7"
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        viewer.screenshot(path=str(SCREENSHOTS / "accounts-shared-review.png"), full_page=True)
+        for url in (f"/game/{game_id}/review", f"/game/{game_id}/sgf"):
+            response = viewer.goto(site.url + url)
+            assert response.status == 403
+        assert "This game belongs to another account." in viewer.content()
+        sign_up(viewer, site, name + "b")
+        assert viewer.locator("table.games").count() == 0
+        assert viewer.goto(f"{site.url}/game/{game_id}/").status == 403
+
+        owner.goto(site.url + "/games")
+        owner.click("#logout")
+        owner.goto(site.url + "/games")
+        assert "No games yet" in owner.locator("main").inner_text()
+        owner.goto(site.url + "/accounts/login/")
+        owner.fill("#id_username", name)
+        owner.fill("#id_password", "a long Go proverb 19x19")
+        owner.click("main button[type=submit]")
+        owner.wait_for_url(site.url + "/games")
+        assert owner.locator(f'table.games a[href="/game/{game_id}/review"]').count() >= 1
+        assert errors == []
+    finally:
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        owner.screenshot(path=str(SCREENSHOTS / "accounts-owner.png"), full_page=True)
+        viewer.screenshot(path=str(SCREENSHOTS / "accounts-viewer.png"), full_page=True)
+        for context in contexts:
+            context.close()

@@ -1,8 +1,11 @@
 """The analysis tasks on real Celery workers, with Redis as broker, result backend and channel layer.
 
-The last test runs the whole site (daphne and workers as subprocesses, see analysis.bench.webstack):
+The other tests run the whole site (daphne and workers as subprocesses, see analysis.bench.webstack):
 a game is uploaded, its analysis streams over the websocket, and the worker running it is killed
 mid-run; a new worker takes the unacknowledged task over and the analysis resumes and finishes.
+On one worker taking every queue, a bot move is served while a whole-game analysis runs, and a
+flood of whole-game analyses past the user's cap gets the cap message while the site stays
+responsive; the worker frees the slot when the analysis ends.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -167,3 +171,93 @@ def test_killed_worker_mid_analysis_the_task_is_redelivered_and_the_analysis_res
     received = re.compile(r"Task frontend\.tasks\.analyze_game\[([0-9a-f-]+)\] received")
     in_flight = received.findall((tmp_path / "worker0.log").read_text())[-1]
     assert in_flight in received.findall((tmp_path / "worker1.log").read_text())
+
+
+def long_game(moves: int) -> str:
+    """Return a legal 19x19 game of up to 342 moves: black fills the top nine rows, white the
+    bottom nine, row by row; the empty tenth row keeps them apart, so nothing is captured."""
+    letters = "abcdefghijklmnopqrs"
+    nodes = []
+    for i in range(moves):
+        k = i // 2
+        row = k // 19 + (10 if i % 2 else 0)
+        nodes.append(f";{'BW'[i % 2]}[{letters[k % 19]}{letters[row]}]")
+    return "(;GM[1]FF[4]SZ[19]KM[7.5]" + "".join(nodes) + ")"
+
+
+@pytest.fixture(scope="module")
+def one_worker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebStack]:
+    """The site with a single worker taking every queue: one pool for all the work."""
+    env = {"GOWEB_REVIEW_VISITS": "48", "GOWEB_REVIEW_CHUNK": "4", "DJANGO_DEBUG": "0"}
+    with WebStack(tmp_path_factory.mktemp("one-worker"), REDIS_URL, workers=1, env=env) as stack:
+        yield stack
+
+
+def is_bot_reply(message: dict) -> bool:
+    return message["type"] == "state" and "bot_move" in message
+
+
+async def until(ws: object, accept: object, seconds: float = 60) -> dict:
+    """Return the first message ``accept`` takes; an error message fails at once."""
+    while True:
+        message = await asyncio.wait_for(receive(ws), seconds)
+        if accept(message):
+            return message
+        assert message["type"] != "error", message
+
+
+def test_a_bot_move_is_served_while_a_whole_game_analysis_runs_on_the_same_worker(
+    one_worker: WebStack,
+) -> None:
+    reviewer, player = SiteSession(one_worker.base_url), SiteSession(one_worker.base_url)
+    review_id = reviewer.upload(long_game(120))
+    game_id = player.new_game("policy", size=9)
+
+    async def scenario() -> tuple[float, int, int]:
+        async with reviewer.board(review_id) as review, player.board(game_id) as board:
+            await until(review, lambda m: m["type"] == "state")
+            await send(review, {"type": "analyze_game"})
+            await until(review, lambda m: m["type"] == "progress")  # the worker is analysing
+            await until(board, lambda m: m["type"] == "state")
+            t0 = time.perf_counter()
+            await send(board, {"type": "play", "move": "E5"})
+            reply = await until(board, is_bot_reply)
+            waited = time.perf_counter() - t0
+            after = [await until(review, lambda m: m["type"] in ("progress", "analysis_done"))]
+            while after[-1]["type"] != "analysis_done":
+                after.append(await until(review, lambda m: m["type"] in ("progress", "analysis_done")))
+            return waited, reply["move_number"], len(after) - 1
+
+    waited, moves, positions_after = asyncio.run(scenario())
+    assert moves == 2 and waited < 15
+    assert positions_after >= 20  # the analysis had most of its way to go when the bot replied
+
+
+def test_a_flood_past_the_cap_gets_the_cap_message_on_workers_and_the_slot_frees_when_done(
+    one_worker: WebStack,
+) -> None:
+    visitor = SiteSession(one_worker.base_url)
+    first, second = visitor.upload(long_game(60)), visitor.upload(long_game(8))
+    cap = "too much work queued: you already have 1 whole-game analysis queued or running"
+
+    async def scenario() -> float:
+        async with visitor.board(first) as running, visitor.board(second) as flooded:
+            await until(running, lambda m: m["type"] == "state")
+            await until(flooded, lambda m: m["type"] == "state")
+            await send(running, {"type": "analyze_game"})
+            await until(running, lambda m: m["type"] == "progress")
+            for _ in range(300):
+                await send(flooded, {"type": "analyze_game"})
+            replies = [await asyncio.wait_for(receive(flooded), 30) for _ in range(300)]
+            assert all(r["type"] == "error" and r["message"].startswith(cap) for r in replies), replies[0]
+            t0 = time.perf_counter()
+            await send(flooded, {"type": "ping"})
+            assert (await asyncio.wait_for(receive(flooded), 10)) == {"type": "pong"}
+            responsive = time.perf_counter() - t0
+            await until(running, lambda m: m["type"] == "analysis_done", 120)
+            await send(flooded, {"type": "analyze_game"})  # the worker freed the slot: accepted
+            await until(flooded, lambda m: m["type"] == "analysis_started")
+            await until(flooded, lambda m: m["type"] == "analysis_done", 120)
+            return responsive
+
+    assert asyncio.run(scenario()) < 2

@@ -1,10 +1,18 @@
-"""Web benchmark: concurrent whole-game reviews through the whole site, against the bare engine.
+"""Web benchmark: concurrent whole-game reviews and games against the bot through the whole site,
+against the bare engine and the idle site.
 
-The site runs as in production (:mod:`analysis.bench.webstack`): daphne, the Redis channel layer
-and broker, and ``--workers`` Celery worker processes (one torch thread each).  ``--clients``
-scripted visitors (:mod:`analysis.bench.webclient`) each paste a real game cut to ``--moves``
-moves (from the tygem validation archive, streamed with ``analysis.sgf.archive``), start its
-whole-game analysis over the board websocket and read every ``progress`` message.
+The site runs as in production (:mod:`analysis.bench.webstack`, the compose file's layout): daphne,
+the Redis channel layer and broker, ``--workers`` Celery worker processes for the analyses (one
+torch thread each, at niceness 10) and ``--play-workers`` for the bot's moves (0: the analysis
+workers take the bot's moves too).  ``--clients`` scripted reviewers
+(:mod:`analysis.bench.webclient`) each paste a real game cut to ``--moves`` moves (from the tygem
+validation archive, streamed with ``analysis.sgf.archive``), start its whole-game analysis over the
+board websocket and read every ``progress`` message.
+
+The mixed run: ``--players`` scripted players each play ``--player-moves`` random legal moves on
+19x19 against the bot at ``--level`` (a second of thought between moves), first on the idle site,
+then while the reviewers analyse.  Reported: the bot-move latency (from the player's move to the
+bot's reply on the websocket) at p50 and p99 in both, and the ratio of the p99s (goal: at most 1.5).
 
 Reported: positions per second over the run, per-position latency (time between a visitor's
 successive ``progress`` messages, the first counted from its ``analyze_game``) at p50 and p99,
@@ -25,6 +33,7 @@ import argparse
 import asyncio
 import multiprocessing
 import os
+import random
 import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -38,6 +47,7 @@ import torch
 from analysis.bench.positions import VALIDATION
 from analysis.bench.webclient import SiteSession, receive, send
 from analysis.bench.webstack import WebStack
+from analysis.go.coords import to_gtp
 from analysis.go.position import Position
 from analysis.nets import checkpoint
 from analysis.review import networks
@@ -49,6 +59,8 @@ from analysis.sgf.write import write_sgf
 REDIS_URL = "redis://127.0.0.1:6379/14"
 QUIET_SECONDS = 600  # a visitor that hears nothing for this long gives up
 RAW_POSITIONS = 160  # positions of the raw engine measurement (at most the games' positions)
+THINK_SECONDS = 1.0  # a player's thought between the bot's reply and its next move
+PLAYER_BOARD = 19
 
 
 def weights() -> Path:
@@ -60,7 +72,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the web benchmark's options."""
     parser.add_argument("--clients", type=int, default=8, help="concurrent visitors (default 8)")
     parser.add_argument("--moves", type=int, default=200, help="moves per game (default 200)")
-    parser.add_argument("--workers", type=int, default=2, help="Celery worker processes (default 2)")
+    parser.add_argument("--workers", type=int, default=2, help="analysis worker processes (default 2)")
+    parser.add_argument("--play-workers", type=int, default=1, help="bot-move worker processes (default 1)")
+    parser.add_argument("--players", type=int, default=2, help="players against the bot (default 2)")
+    parser.add_argument("--player-moves", type=int, default=15, help="moves per player and run (default 15)")
+    parser.add_argument("--level", default="policy", help="the bot's level (default policy)")
     parser.add_argument("--visits", type=int, default=None, help="search visits per position (the site's)")
     parser.add_argument("--redis", default=REDIS_URL, help=f"Redis URL (default {REDIS_URL})")
 
@@ -113,9 +129,13 @@ async def visit(base_url: str, sgf: str, visitor: Visitor) -> None:
                 raise RuntimeError(f"the site answered: {message['message']}")
 
 
-async def visit_all(base_url: str, games: list[GameRecord]) -> list[Visitor]:
-    """Run one visitor per game at once and return their records (a failed one has no finish)."""
-    visitors = [Visitor(len(g.main_line_moves()) + 1) for g in games]
+async def visit_all(
+    base_url: str, games: list[GameRecord], visitors: list[Visitor] | None = None
+) -> list[Visitor]:
+    """Run one visitor per game at once and return their records (a failed one has no finish);
+    ``visitors``, when given, holds the records while they fill in."""
+    visitors = [] if visitors is None else visitors
+    visitors[:] = [Visitor(len(g.main_line_moves()) + 1) for g in games]
     outcomes = await asyncio.gather(
         *(visit(base_url, write_sgf(g).decode(), v) for g, v in zip(games, visitors, strict=True)),
         return_exceptions=True,
@@ -124,6 +144,72 @@ async def visit_all(base_url: str, games: list[GameRecord]) -> list[Visitor]:
         if isinstance(outcome, BaseException):
             print(f"a visitor failed: {outcome!r}")
     return visitors
+
+
+def random_move(state: dict, rng: random.Random) -> str:
+    """Return an empty point of the ``state`` message's board as a GTP vertex, or ``pass``."""
+    size = state["size"]
+    empty = [i for i, c in enumerate(state["board"]) if c == "."]
+    return to_gtp(rng.choice(empty), size) if empty else "pass"
+
+
+async def play(base_url: str, level: str, moves: int, latencies: list[float], rng: random.Random) -> None:
+    """Play ``moves`` random legal moves against the bot at ``level``, appending the seconds from
+    each move to the bot's reply to ``latencies`` (in a new game whenever one ends)."""
+    played = 0
+    while played < moves:
+        played += await play_game(base_url, level, moves - played, latencies, rng)
+
+
+async def play_game(base_url: str, level: str, moves: int, latencies: list[float], rng: random.Random) -> int:
+    """Start a game against the bot and play up to ``moves`` moves as :func:`play` does; return how
+    many were played before the game ended."""
+    session = SiteSession(base_url)
+    game_id = await asyncio.to_thread(session.new_game, level, PLAYER_BOARD)
+    async with session.board(game_id) as ws:
+        state = await receive(ws)
+        played = 0
+        while played < moves and state["phase"] == "playing":
+            t0 = time.perf_counter()
+            await send(ws, {"type": "play", "move": random_move(state, rng)})
+            while True:
+                message = await asyncio.wait_for(receive(ws), QUIET_SECONDS)
+                if message["type"] == "error":  # an illegal point (suicide, ko): another one
+                    t0 = time.perf_counter()
+                    await send(ws, {"type": "play", "move": random_move(state, rng)})
+                elif message["type"] == "state":
+                    state = message
+                    if "bot_move" in message or message["phase"] != "playing":
+                        break
+            if "bot_move" in state:
+                latencies.append(time.perf_counter() - t0)
+            played += 1
+            await asyncio.sleep(THINK_SECONDS)
+    return max(played, 1)  # a game over at once still counts as a move, so that play() ends
+
+
+async def play_all(base_url: str, players: int, moves: int, level: str) -> list[float]:
+    """Run ``players`` players at once and return every bot-move latency."""
+    latencies: list[float] = []
+    await asyncio.gather(*(play(base_url, level, moves, latencies, random.Random(i)) for i in range(players)))
+    return latencies
+
+
+async def mixed(base_url: str, games: list[GameRecord], players: int, moves: int, level: str) -> tuple:
+    """Run the reviewers, and the players once every reviewer's analysis has begun; return the
+    reviewers' records and the players' bot-move latencies."""
+    records: list[Visitor] = []
+    reviewers = asyncio.ensure_future(visit_all(base_url, games, records))
+    while not reviewers.done() and not (records and all(v.arrivals for v in records)):
+        await asyncio.sleep(0.2)
+    latencies = await play_all(base_url, players, moves, level)
+    still_analysing = sum(v.finished is None for v in records)
+    return await reviewers, latencies, still_analysing
+
+
+def percentile(values: list[float], q: float) -> float | None:
+    """Return the ``q`` percentile of ``values`` rounded to the millisecond, None without values."""
+    return round(float(np.percentile(values, q)), 3) if values else None
 
 
 def raw_rate(games: list[GameRecord], visits: int, total: int) -> tuple[float, int]:
@@ -177,20 +263,28 @@ def run(
     workers: int = 2,
     visits: int | None = None,
     redis: str = REDIS_URL,
+    play_workers: int = 1,
+    players: int = 2,
+    player_moves: int = 15,
+    level: str = "policy",
 ) -> dict:
-    """Return the web stack's throughput, latency and losses, and its ratio to the raw engine."""
+    """Return the web stack's throughput, latency and losses, its ratio to the raw engine, and the
+    players' bot-move latency on the idle site and while the reviewers analyse."""
     if quick:
         clients, moves, visits = min(clients, 2), min(moves, 20), visits or 16
+        players, player_moves = min(players, 1), min(player_moves, 3)
     games = real_games(clients, moves)
     env = {"GOWEB_TORCH_THREADS": "1", "DJANGO_DEBUG": "0"}
     if visits is not None:
         env["GOWEB_REVIEW_VISITS"] = str(visits)
+    niced = {"GOWEB_WORKER_NICE": "10"}  # as the compose file's analysis workers
     with (
         tempfile.TemporaryDirectory(prefix="goweb-bench-") as directory,
-        WebStack(Path(directory), redis, workers=workers, env=env) as stack,
+        WebStack(Path(directory), redis, workers, env, play_workers, niced) as stack,
     ):
+        idle = asyncio.run(play_all(stack.base_url, players, player_moves, level))
         t0 = time.perf_counter()
-        visitors = asyncio.run(visit_all(stack.base_url, games))
+        visitors, busy, overlapped = asyncio.run(mixed(stack.base_url, games, players, player_moves, level))
         wall = max((v.finished or time.perf_counter()) for v in visitors) - t0
     expected = sum(v.positions for v in visitors)
     received = sum(len(v.arrivals) for v in visitors)
@@ -201,17 +295,29 @@ def run(
     web = distinct / wall
     raw, raw_positions = raw_rate(games, visits, min(RAW_POSITIONS, expected))
     parallel = raw_parallel_rate(games, visits, min(RAW_POSITIONS, expected), workers)
+    idle_p99, busy_p99 = percentile(idle, 99), percentile(busy, 99)
     return {
         "net": str(weights()),
         "clients": clients,
         "workers": workers,
+        "play_workers": play_workers,
+        "players": players,
+        "level": level,
+        "bot_moves_idle": len(idle),
+        "bot_latency_idle_p50_s": percentile(idle, 50),
+        "bot_latency_idle_p99_s": idle_p99,
+        "bot_moves_mixed": len(busy),
+        "bot_latency_mixed_p50_s": percentile(busy, 50),
+        "bot_latency_mixed_p99_s": busy_p99,
+        "reviewers_analysing_when_players_finished": overlapped,
+        "bot_p99_mixed_over_idle": round(busy_p99 / idle_p99, 2) if idle_p99 and busy_p99 else None,
         "moves_per_game": moves,
         "visits_per_position": visits,
         "positions": expected,
         "wall_seconds": round(wall, 1),
         "web_positions_per_s": round(web, 2),
-        "latency_p50_s": round(float(np.percentile(gaps, 50)), 3) if gaps else None,
-        "latency_p99_s": round(float(np.percentile(gaps, 99)), 3) if gaps else None,
+        "latency_p50_s": percentile(gaps, 50),
+        "latency_p99_s": percentile(gaps, 99),
         "messages_lost": expected - distinct,
         "games_unfinished": unfinished,
         "messages_duplicated": received - distinct,
@@ -222,5 +328,7 @@ def run(
         "raw_parallel_processes": workers,
         "web_over_raw": round(web / raw, 3),
         "web_over_raw_parallel": round(web / parallel, 3),
-        "goal": "web_over_raw at least 0.8 at 8 clients, messages_lost 0",
+        "goal": (
+            "web_over_raw at least 0.8 at 8 clients, messages_lost 0; bot_p99_mixed_over_idle at most 1.5"
+        ),
     }

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.conf import settings
+from django.db import transaction
 
 from analysis.features import FEATURE_SETS, extract
 from analysis.go.coords import to_gtp
@@ -19,7 +20,7 @@ from analysis.review.query import PositionQuery
 from analysis.review.report import mistakes
 from analysis.sgf import replay
 from frontend.models import Analysis, Game
-from frontend.services import engine, games
+from frontend.services import engine, games, jobs
 
 
 @dataclass(frozen=True)
@@ -153,15 +154,27 @@ def feature_plane(game_id: int, move_number: int, set_name: str, plane: str) -> 
     }
 
 
-def comparison_networks(a: str, b: str) -> list[str]:
-    """Return the two next-move networks to compare, checked: shipped and different.
+def request_comparison(owner: str, a: str, b: str) -> tuple[list[str], jobs.Ticket]:
+    """Ask for the comparison of two next-move networks for ``owner``; return the networks'
+    names and the job's ticket (it takes one of ``owner``'s position-analysis slots).
 
-    Raises UnknownNetwork for a network that is not shipped, GameError for the same one twice.
+    Raises UnknownNetwork for a network that is not shipped, GameError for the same one twice,
+    CapReached when ``owner`` has as many position analyses queued or running as allowed.
     """
     names = [engine.choose(a).name, engine.choose(b).name]
     if names[0] == names[1]:
         raise games.GameError("choose two different networks to compare")
-    return names
+    return names, jobs.request(owner, jobs.Kind.POSITION, {"networks": names}, replace=False)
+
+
+def request_estimate(game_id: int, owner: str, move_number: int | None) -> tuple[dict, jobs.Ticket]:
+    """Ask for the score estimate of the position after ``move_number`` moves (None: now) for
+    ``owner``; return the query (JSON) and the job's ticket (one of ``owner``'s position slots).
+
+    Raises GameError for a bad move number, CapReached over the cap.
+    """
+    query = position_query(game_id, move_number, ladders=False, backpred=False).to_json()
+    return query, jobs.request(owner, jobs.Kind.POSITION, query, replace=False)
 
 
 def search_choices(game_id: int) -> list[str | None]:
@@ -171,12 +184,49 @@ def search_choices(game_id: int) -> list[str | None]:
     return [entry.get("best") for entry in latest.results] if latest is not None else []
 
 
-def start_game_analysis(game_id: int) -> int:
-    """Create an Analysis for the game and return its id; refuse if one is already running."""
-    game = Game.objects.get(pk=game_id)
-    if game.analyses.filter(status__in=[Analysis.Status.PENDING, Analysis.Status.RUNNING]).exists():
-        raise games.GameError("an analysis of this game is already running")
-    return Analysis.objects.create(game=game).pk
+def request_analysis(
+    game_id: int, owner: str, reply_channel: str, move_number: int, **options: object
+) -> tuple[dict, jobs.Ticket]:
+    """Ask for the analysis of the position after ``move_number`` moves for ``owner``, answered on
+    ``reply_channel``, with the ``options`` of :func:`position_query`; return the query (JSON) and
+    the job's ticket (a request replacing ``owner``'s waiting one for this game needs no new task).
+
+    Raises GameError for a bad move number, UnknownNetwork for a network not shipped, CapReached
+    when ``owner`` has as many position analyses queued or running as allowed.
+    """
+    query = position_query(game_id, move_number, **options).to_json()
+    ticket = jobs.request(owner, jobs.Kind.POSITION, query, game_id=game_id, reply_channel=reply_channel)
+    return query, ticket
+
+
+def request_bot_move(game_id: int, expected_moves: int) -> jobs.Ticket | None:
+    """Ask for the bot's move in a game with ``expected_moves`` moves; return the job's ticket, or
+    None when the game already has a move being thought about and one waiting (that one now asks
+    for this move)."""
+    payload = {"expected_moves": expected_moves}
+    try:
+        return jobs.request(f"game:{game_id}", jobs.Kind.BOT, payload, game_id=game_id)
+    except jobs.CapReached:
+        return None
+
+
+def start_game_analysis(game_id: int, owner: str | None = None) -> tuple[int, int | None]:
+    """Create an Analysis for the game and, given an ``owner``, the job that counts it against
+    their cap; return (analysis id, job id or None).
+
+    Raises GameError if an analysis of the game is already running, CapReached when ``owner``
+    has as many whole-game analyses queued or running as allowed.
+    """
+    with transaction.atomic():
+        game = Game.objects.get(pk=game_id)
+        if game.analyses.filter(status__in=[Analysis.Status.PENDING, Analysis.Status.RUNNING]).exists():
+            raise games.GameError("an analysis of this game is already running")
+        analysis = Analysis.objects.create(game=game)
+        if owner is None:
+            return analysis.pk, None
+        payload = {"analysis": analysis.pk}
+        ticket = jobs.request(owner, jobs.Kind.GAME, payload, game_id=game_id, replace=False)
+        return analysis.pk, ticket.job
 
 
 def cancel_game_analysis(game_id: int) -> int:

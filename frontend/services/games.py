@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from django.db import transaction
+from django.db.models import QuerySet
 
 from analysis.go.coords import BLACK, WHITE, from_gtp, to_gtp, to_sgf
 from analysis.go.handicap import fixed_handicap_points
@@ -23,6 +24,7 @@ from analysis.go.scoring import estimate_dead, score
 from analysis.review.analyze import game_positions
 from analysis.sgf import GameRecord, read_sgf, replay, write_sgf
 from frontend.models import Game
+from frontend.services.requester import Requester
 
 GLYPHS = {BLACK: "X", WHITE: "O", 0: "."}
 COLORS = {"B": BLACK, "W": WHITE}
@@ -58,15 +60,35 @@ def color_letter(color: int) -> str:
     return "B" if color == BLACK else "W"
 
 
-def owned_game(game_id: int, owner: str | None) -> Game:
-    """Return game ``game_id`` if ``owner`` (a session key) owns it.
+def owned_game(game_id: int, requester: Requester) -> Game:
+    """Return game ``game_id`` if ``requester`` owns it: its account for an account's game, its
+    browser session for a game made without an account.
 
     Raises Game.DoesNotExist, or PermissionError when it belongs to someone else.
     """
     game = Game.objects.get(pk=game_id)
-    if not owner or game.owner != owner:
+    if game.user_id is not None:
+        if requester.user_id != game.user_id:
+            raise PermissionError("this game belongs to another account")
+    elif not requester.session_key or game.owner != requester.session_key:
         raise PermissionError("this game belongs to another session")
     return game
+
+
+def shared_game(token: str) -> Game:
+    """Return the game whose review is shared with ``token``; raises Game.DoesNotExist."""
+    if not token:
+        raise Game.DoesNotExist("no share token")
+    return Game.objects.get(share_token=token)
+
+
+def owned_by(requester: Requester) -> QuerySet[Game]:
+    """Return the requester's games: its account's when signed in, else its session's."""
+    if requester.user_id is not None:
+        return Game.objects.filter(user_id=requester.user_id)
+    if not requester.session_key:
+        return Game.objects.none()
+    return Game.objects.filter(user=None, owner=requester.session_key)
 
 
 def record_of(game: Game) -> GameRecord:
@@ -97,9 +119,18 @@ def locked_reload(loaded: LoadedGame) -> Iterator[LoadedGame]:
 
 
 def new_game(
-    owner: str, *, size: int, handicap: int, komi: float, rules: str, bot_level: str, human_color: str
+    owner: str,
+    *,
+    size: int,
+    handicap: int,
+    komi: float,
+    rules: str,
+    bot_level: str,
+    human_color: str,
+    user_id: int | None = None,
 ) -> Game:
-    """Create and return a game against the bot, with fixed handicap stones placed.
+    """Create and return a game against the bot, with fixed handicap stones placed, made by the
+    session ``owner`` and belonging to the account ``user_id`` when one is signed in.
 
     Raises HandicapError for a handicap that does not fit the board.
     """
@@ -114,6 +145,7 @@ def new_game(
         record.root.set("PL", "W")
     return Game.objects.create(
         owner=owner,
+        user_id=user_id,
         kind=Game.Kind.PLAY,
         sgf=write_sgf(record).decode(),
         black_player=black,

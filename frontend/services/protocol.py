@@ -29,6 +29,9 @@ MESSAGES: dict[str, dict[str, tuple[type, bool]]] = {
     "features": {"move_number": (int, True), "set": (str, True), "plane": (str, True)},
 }
 
+# what a read-only viewer (a shared review's link) may send: nothing that changes the game
+READ_ONLY = frozenset({"ping", "state", "analyze", "features"})
+
 _TYPE_NAMES = {str: "a string", int: "an integer", bool: "a boolean"}
 
 

@@ -1,7 +1,8 @@
 /**
- * The board pages' entry module (play, review, compare): runs the page the layout's `data-page` names
- * over the board websocket of the game in `data-game` (docs/protocol.md). No build step: the
- * modules under js/ are native ES modules, loaded by relative imports.
+ * The board pages' entry module (play, review, compare): runs the page the layout's `data-page`
+ * names over the websocket at the path in `data-socket` (docs/protocol.md): the game's board, or a
+ * shared review's read-only one (`data-read-only`). No build step: the modules under js/ are native
+ * ES modules, loaded by relative imports.
  */
 
 import { comparePage } from "./js/compare.js";
@@ -11,7 +12,7 @@ import { reviewPage } from "./js/review.js";
 import { BoardSocket } from "./js/socket.js";
 
 const layout = document.querySelector(".board-layout");
-const socket = new BoardSocket(layout.dataset.game, () => {
+const socket = new BoardSocket(layout.dataset.socket, () => {
   $("status").textContent = "Connection lost; reconnecting…";
 });
 socket.on("error", (m) => {
@@ -19,7 +20,7 @@ socket.on("error", (m) => {
 });
 const pages = {
   play: () => playPage(socket, layout.dataset.human),
-  review: () => reviewPage(socket),
+  review: () => reviewPage(socket, { readOnly: layout.dataset.readOnly === "true" }),
   compare: () => comparePage(socket),
 };
 pages[layout.dataset.page]();

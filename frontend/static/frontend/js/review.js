@@ -28,8 +28,11 @@ function analysisMissing(review) {
   return !position || (checked("show-territory") && position.ownership === undefined);
 }
 
-/** Run the review page over `socket`, from the `timeline` and `feature-sets` the template embeds. */
-export function reviewPage(socket) {
+/**
+ * Run the review page over `socket`, from the `timeline` and `feature-sets` the template embeds;
+ * `readOnly`: a shared review, which shows the whole-game analysis but cannot start or cancel it.
+ */
+export function reviewPage(socket, { readOnly }) {
   const svg = $("goban");
   const review = new Review(readJson("timeline"));
   const viewer = new FeatureViewer(readJson("feature-sets"), (set, plane) =>
@@ -72,7 +75,7 @@ export function reviewPage(socket) {
     viewer.received(m);
     render();
   });
-  followWholeGameAnalysis(socket, review, { render, showGraph, go });
+  followWholeGameAnalysis(socket, review, { render, showGraph, go, readOnly });
   bindNavigation(svg, review, go);
   for (const id of TOGGLES) $(id).onchange = render;
   $("show-territory").onchange = request;

@@ -14,10 +14,10 @@ export class BoardSocket {
   #pending = [];
   #socket = null;
 
-  /** `onLost` is called when the connection drops, before reconnecting. */
-  constructor(gameId, onLost) {
+  /** The socket at `path` (`/ws/board/<id>/`); `onLost` is called when the connection drops, before reconnecting. */
+  constructor(path, onLost) {
     const scheme = location.protocol === "https:" ? "wss" : "ws";
-    this.#url = `${scheme}://${location.host}/ws/board/${gameId}/`;
+    this.#url = `${scheme}://${location.host}${path}`;
     this.#onLost = onLost;
   }
 

@@ -10,15 +10,18 @@ import { showMistakes } from "./mistakes.js";
 
 /**
  * Follow the whole-game analysis of `review` over `socket`. `render()` redraws the move shown,
- * `showGraph()` only the graph, `go(k)` moves to move `k`.
+ * `showGraph()` only the graph, `go(k)` moves to move `k`; `readOnly`: the page has no buttons to
+ * start or cancel the analysis (a shared review).
  */
-export function followWholeGameAnalysis(socket, review, { render, showGraph, go }) {
+export function followWholeGameAnalysis(socket, review, { render, showGraph, go, readOnly }) {
   const status = (text) => {
     $("status").textContent = text;
   };
   const setAnalysing = (on) => {
-    $("cancel").hidden = !on;
-    $("analyze-game").disabled = on;
+    if (!readOnly) {
+      $("cancel").hidden = !on;
+      $("analyze-game").disabled = on;
+    }
     $("progress").hidden = !on && !review.entries.length;
   };
   const setProgress = (max, value) => {
@@ -57,6 +60,7 @@ export function followWholeGameAnalysis(socket, review, { render, showGraph, go 
     if (m.results.length) keepMistakes(m);
     render();
   });
+  if (readOnly) return;
   $("analyze-game").onclick = () => socket.send({ type: "analyze_game" });
   $("cancel").onclick = () => socket.send({ type: "cancel_analysis" });
   $("mistakes-by").onchange = () => showMistakes(review, go);

@@ -1,0 +1,49 @@
+"""Account pages: sign up, log in and out, change the password (Django's auth, the site's templates).
+
+Signing up or logging in moves the games this browser made anonymously to the account: the
+session key they belong to changes at login, so it is read before.
+"""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth import login
+from django.contrib.auth import views as auth_views
+from django.contrib.auth.forms import AuthenticationForm
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_http_methods
+
+from frontend.forms import SignupForm
+from frontend.services import accounts
+
+
+def _welcome(request: HttpRequest, adopted: int) -> None:
+    if adopted:
+        plural = "game" if adopted == 1 else "games"
+        messages.info(request, f"{adopted} {plural} of this browser moved to your account.")
+
+
+class LoginView(auth_views.LoginView):
+    """Django's login, which also adopts the session's games."""
+
+    def form_valid(self, form: AuthenticationForm) -> HttpResponse:
+        """Log the user in, then move the anonymous session's games to the account."""
+        anonymous = self.request.session.session_key
+        response = super().form_valid(form)
+        _welcome(self.request, accounts.adopt(anonymous, form.get_user().pk))
+        return response
+
+
+@require_http_methods(["GET", "POST"])
+def signup(request: HttpRequest) -> HttpResponse:
+    """Show the sign-up form; on a valid POST create the account, log in, adopt the session's games
+    and go to "My games"."""
+    form = SignupForm(request.POST if request.method == "POST" else None)
+    if request.method == "POST" and form.is_valid():
+        anonymous = request.session.session_key
+        user = form.save()
+        login(request, user)
+        _welcome(request, accounts.adopt(anonymous, user.pk))
+        return redirect("frontend:games")
+    return render(request, "accounts/signup.html", {"form": form}, status=400 if form.errors else 200)

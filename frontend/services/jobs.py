@@ -1,0 +1,135 @@
+"""The work one requester may have queued or running: a ledger of jobs in the database.
+
+Each kind of work has a cap per owner: ``GOWEB_MAX_POSITION_ANALYSES`` position analyses and
+``GOWEB_MAX_GAME_ANALYSES`` whole-game analyses per user (an account, a browser session, or an
+address on the API), and two bot moves per game (one thinking, one waiting).  A job takes one of
+its owner's numbered slots, unique in the database, so the cap holds across web processes and
+Celery workers alike.  A newer request of the same owner for the same game replaces the request of
+a job that has not started: the queued task runs the newest request when a worker takes it, so a
+flood of requests leaves one job waiting, never hundreds.
+
+A job is deleted when its task ends.  One whose task was lost (no sign of life for twice the
+broker's visibility timeout) no longer counts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from frontend.models import Job
+
+Kind = Job.Kind
+State = Job.State
+BOT_MOVES_PER_GAME = 2  # the move being thought about, and the one asked for since (after an undo)
+
+
+class CapReached(ValueError):
+    """The requester already has as much of this kind of work queued or running as allowed."""
+
+
+@dataclass(frozen=True)
+class Ticket:
+    """A request taken: its ``job`` id, and whether it is ``new`` (its task must be queued) or
+    replaced the request of a job still waiting (whose task is queued already)."""
+
+    job: int
+    new: bool
+
+
+def cap(kind: str) -> int:
+    """Return how many jobs of ``kind`` one owner may have queued or running."""
+    if kind == Kind.POSITION:
+        return settings.GOWEB_MAX_POSITION_ANALYSES
+    if kind == Kind.GAME:
+        return settings.GOWEB_MAX_GAME_ANALYSES
+    return BOT_MOVES_PER_GAME
+
+
+def cap_message(kind: str) -> str:
+    """Return what a requester over the cap of ``kind`` is told."""
+    limit = cap(kind)
+    if kind == Kind.GAME:
+        what = "whole-game analysis" if limit == 1 else "whole-game analyses"
+        return (
+            f"too much work queued: you already have {limit} {what} queued or running; "
+            "wait for it to finish or cancel it"
+        )
+    what = "position analysis" if limit == 1 else "position analyses"
+    return f"too much work queued: you already have {limit} {what} queued or running; wait for one to finish"
+
+
+def lease() -> timedelta:
+    """Return how long a job may go without a sign of life before it stops counting (its task was lost)."""
+    return timedelta(seconds=2 * settings.GOWEB_TASK_VISIBILITY_TIMEOUT)
+
+
+def request(
+    owner: str,
+    kind: str,
+    payload: dict,
+    *,
+    game_id: int | None = None,
+    reply_channel: str = "",
+    replace: bool = True,
+) -> Ticket:
+    """Take a slot of ``owner``'s cap of ``kind`` for ``payload``, or, with ``replace``, give
+    ``payload`` to the job of the same owner, kind and game that is still waiting.
+
+    Returns the Ticket; raises CapReached (with the message for the requester) when every slot
+    is taken.
+    """
+    with transaction.atomic():
+        if replace and game_id is not None:
+            waiting = Job.objects.filter(owner=owner, kind=kind, game_id=game_id, state=State.PENDING)
+            replaced = waiting.order_by("pk").first()
+            if replaced is not None:
+                waiting.update(payload=payload, reply_channel=reply_channel, heartbeat=timezone.now())
+                return Ticket(replaced.pk, new=False)
+        mine = Job.objects.filter(owner=owner, kind=kind)
+        mine.filter(heartbeat__lt=timezone.now() - lease()).delete()
+        taken = set(mine.values_list("slot", flat=True))
+        for slot in range(cap(kind)):
+            if slot in taken:
+                continue
+            try:
+                with transaction.atomic():
+                    job = Job.objects.create(
+                        owner=owner,
+                        kind=kind,
+                        slot=slot,
+                        game_id=game_id,
+                        payload=payload,
+                        reply_channel=reply_channel,
+                    )
+            except IntegrityError:  # another process took this slot meanwhile
+                continue
+            return Ticket(job.pk, new=True)
+    raise CapReached(cap_message(kind))
+
+
+def claim(job_id: int) -> Job | None:
+    """Mark the job running (a sign of life) and return it with its newest request, or None when it
+    is gone (cancelled, or forgotten as lost)."""
+    with transaction.atomic():
+        job = Job.objects.select_for_update().filter(pk=job_id).first()
+        if job is None:
+            return None
+        job.state = State.RUNNING
+        job.save(update_fields=["state", "heartbeat"])
+        return job
+
+
+def release(job_id: int) -> None:
+    """Free the job's slot: its work is over."""
+    Job.objects.filter(pk=job_id).delete()
+
+
+def forget_before(moment: datetime) -> int:
+    """Delete the jobs queued before ``moment`` and return how many there were: the in-process
+    runner's jobs die with the process that ran them, so a new process forgets the earlier ones."""
+    return Job.objects.filter(created__lt=moment).delete()[0]

@@ -1,0 +1,296 @@
+"""Fair sharing of the workers: each user's cap of queued or running work, newer requests replacing
+waiting ones, the cap message over a websocket flood, and bot moves that never wait behind a
+whole-game analysis (the embedded mode's in-process runner; Celery workers in test_web_celery)."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime
+import threading
+import time
+from collections import Counter
+from collections.abc import Iterator
+
+import pytest
+from asgiref.sync import sync_to_async
+from django.db import connections
+
+from frontend import tasks
+from frontend.models import Game, Job
+from frontend.services import dispatch, game_analysis, jobs
+from tests.web_helpers import connect, make_game, new_session, receive_until
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+REVIEW_SGF = "(;GM[1]FF[4]SZ[9]KM[7.5];B[ee];W[cc];B[gc];W[cg];B[gg];W[dd];B[ge];W[fc];B[dg])"  # 9 moves
+FLOOD = 300
+CAP_POSITIONS = "too much work queued: you already have 2 position analyses queued or running"
+CAP_GAMES = "too much work queued: you already have 1 whole-game analysis queued or running"
+
+
+def _forget_connection() -> None:
+    if hasattr(connections._connections, "default"):
+        del connections["default"]
+
+
+@pytest.fixture(autouse=True)
+def _forget_thread_connection():
+    """Drop the connection the consumers left in asgiref's sync thread (see test_web_consumer)."""
+    yield
+    asyncio.run(sync_to_async(_forget_connection)())
+
+
+@pytest.fixture
+def gate(monkeypatch: pytest.MonkeyPatch) -> Iterator[threading.Event]:
+    """Hold every position analysis and whole-game position at its start until the event is set
+    (at the latest after 60 s, so that no thread outlives the test)."""
+    opened = threading.Event()
+    answer, entry = tasks.answer_query, game_analysis.game_entry
+
+    def held_answer(*args: object, **kwargs: object) -> dict:
+        opened.wait(60)
+        return answer(*args, **kwargs)
+
+    def held_entry(*args: object, **kwargs: object) -> dict:
+        opened.wait(60)
+        return entry(*args, **kwargs)
+
+    monkeypatch.setattr(tasks, "answer_query", held_answer)
+    monkeypatch.setattr(game_analysis, "game_entry", held_entry)
+    try:
+        yield opened
+    finally:
+        opened.set()
+
+
+@pytest.fixture
+def submitted(monkeypatch: pytest.MonkeyPatch) -> Counter:
+    """Count the tasks handed to the runner, by task name."""
+    counts: Counter = Counter()
+    submit = dispatch.submit
+
+    async def counting(task: object, *args: object) -> None:
+        counts[task.name.rsplit(".", 1)[1]] += 1
+        await submit(task, *args)
+
+    monkeypatch.setattr(dispatch, "submit", counting)
+    return counts
+
+
+def review_game(owner: str) -> Game:
+    game = make_game(owner)
+    game.sgf, game.kind = REVIEW_SGF, Game.Kind.REVIEW
+    game.save()
+    return game
+
+
+def is_state(message: dict) -> bool:
+    return message["type"] == "state"
+
+
+def is_analysis(message: dict) -> bool:
+    return message["type"] == "analysis"
+
+
+async def running_jobs(kind: str, count: int) -> None:
+    """Wait until ``count`` jobs of ``kind`` have started."""
+    for _ in range(600):
+        started = Job.objects.filter(kind=kind, state=Job.State.RUNNING).acount()
+        if await started == count:
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"{count} {kind} jobs did not start")
+
+
+async def pong_within(ws: object, seconds: float) -> float:
+    """Ping and return the seconds the pong took (at most ``seconds``), skipping other messages."""
+    t0 = time.perf_counter()
+    await ws.send_json_to({"type": "ping"})
+    await receive_until(ws, lambda m: m["type"] == "pong", timeout=seconds)
+    return time.perf_counter() - t0
+
+
+def test_a_flood_on_one_game_keeps_one_analysis_waiting_and_answers_the_newest(
+    settings, gate: threading.Event, submitted: Counter
+) -> None:
+    settings.GOWEB_REVIEW_VISITS = 4
+    threads = settings.GOWEB_ANALYSIS_THREADS  # the in-process runner's threads for position analyses
+    key = new_session()
+    game = review_game(key)
+    newest = (FLOOD - 1) % 9 + 1
+
+    async def scenario() -> list[int]:
+        ws = await connect(game.pk, key)
+        await receive_until(ws, is_state)
+        for k in range(threads):  # every thread busy, held at the start of its analysis
+            await ws.send_json_to({"type": "analyze", "move_number": k})
+            await running_jobs(Job.Kind.POSITION, k + 1)
+        for k in range(FLOOD):
+            await ws.send_json_to({"type": "analyze", "move_number": k % 9 + 1})
+        await pong_within(ws, 30)  # every request was taken (a refusal would have failed here)
+        waiting = await sync_to_async(list)(Job.objects.filter(state=Job.State.PENDING).values("payload"))
+        assert [w["payload"]["move_number"] for w in waiting] == [newest]
+        gate.set()
+        answered = [(await receive_until(ws, is_analysis))["move_number"] for _ in range(threads + 1)]
+        await dispatch.wait_idle()
+        await ws.send_json_to({"type": "ping"})
+        assert await ws.receive_json_from(timeout=5) == {"type": "pong"}  # no other answer came
+        await ws.disconnect()
+        return answered
+
+    assert sorted(asyncio.run(scenario())) == sorted([*range(threads), newest])
+    assert submitted["analyze_position"] == threads + 1  # the running ones and one waiting, not 300 more
+    assert not Job.objects.exists()  # every slot freed
+
+
+def test_over_the_cap_a_websocket_flood_gets_the_cap_message_and_the_server_stays_responsive(
+    settings, gate: threading.Event, submitted: Counter
+) -> None:
+    settings.GOWEB_REVIEW_VISITS = 4
+    settings.GOWEB_MAX_POSITION_ANALYSES = 2
+    key, other = new_session(), new_session()
+    first, second, third = (review_game(key) for _ in range(3))
+    others = review_game(other)
+
+    async def scenario() -> None:
+        sockets = [await connect(g.pk, key) for g in (first, second, third)]
+        for ws in sockets:
+            await receive_until(ws, is_state)
+        for ws in sockets[:2]:
+            await ws.send_json_to({"type": "analyze", "move_number": 0})
+        await running_jobs(Job.Kind.POSITION, 2)  # this user's two slots are taken
+        flooded = sockets[2]
+        for k in range(FLOOD):
+            await flooded.send_json_to({"type": "analyze", "move_number": k % 10})
+        refusals = [await flooded.receive_json_from(timeout=10) for _ in range(FLOOD)]
+        assert all(r["type"] == "error" and r["message"].startswith(CAP_POSITIONS) for r in refusals)
+        assert await pong_within(flooded, 5) < 5  # past the flood, the socket answers at once
+
+        outsider = await connect(others.pk, other)  # someone else is not held back by the flood
+        await receive_until(outsider, is_state)
+        await outsider.send_json_to({"type": "analyze", "move_number": 3})
+        await sockets[0].send_json_to({"type": "analyze_game"})
+        await receive_until(sockets[0], lambda m: m["type"] == "analysis_started")
+        await sockets[1].send_json_to({"type": "analyze_game"})
+        refused = await receive_until(sockets[1], lambda m: m["type"] == "error")
+        assert refused["message"].startswith(CAP_GAMES)
+
+        gate.set()
+        assert (await receive_until(outsider, is_analysis))["move_number"] == 3
+        for ws in sockets[:2]:
+            assert (await receive_until(ws, is_analysis))["move_number"] == 0
+        await receive_until(sockets[0], lambda m: m["type"] == "analysis_done", timeout=60)
+        await flooded.send_json_to({"type": "analyze", "move_number": 5})  # the slots are free again
+        assert (await receive_until(flooded, is_analysis))["move_number"] == 5
+        await sockets[1].send_json_to({"type": "analyze_game"})
+        await receive_until(sockets[1], lambda m: m["type"] == "analysis_done", timeout=60)
+        await dispatch.wait_idle()
+        for ws in [*sockets, outsider]:
+            await ws.disconnect()
+
+    asyncio.run(scenario())
+    assert submitted["analyze_position"] == 4 and submitted["analyze_game"] == 2
+    assert not Job.objects.exists()
+
+
+def test_a_bot_move_is_served_while_whole_game_analyses_hold_every_analysis_thread(
+    settings, gate: threading.Event
+) -> None:
+    """In-process, each queue has threads of its own, as each kind of work has workers of its own."""
+    settings.GOWEB_REVIEW_VISITS = 4
+    players = [new_session() for _ in range(settings.GOWEB_ANALYSIS_THREADS + 1)]
+    reviews = [review_game(key) for key in players]
+    game = make_game(players[0])
+
+    async def scenario() -> None:
+        watching = [await connect(g.pk, key) for g, key in zip(reviews, players, strict=True)]
+        for ws in watching:
+            await receive_until(ws, is_state)
+            await ws.send_json_to({"type": "analyze_game"})
+            await receive_until(ws, lambda m: m["type"] == "analysis_started")
+        await running_jobs(Job.Kind.GAME, settings.GOWEB_ANALYSIS_THREADS)  # every thread is busy
+        ws = await connect(game.pk, players[0])
+        await receive_until(ws, is_state)
+        await ws.send_json_to({"type": "play", "move": "E5"})
+        reply = await receive_until(ws, lambda m: m["type"] == "state" and "bot_move" in m, timeout=20)
+        assert reply["move_number"] == 2
+        assert not gate.is_set()  # the analyses were still held at their first position
+        gate.set()
+        for review in watching:
+            await receive_until(review, lambda m: m["type"] == "analysis_done", timeout=60)
+        await dispatch.wait_idle()
+        for socket in [*watching, ws]:
+            await socket.disconnect()
+
+    asyncio.run(scenario())
+
+
+def test_a_flood_of_state_requests_asks_the_bot_once(settings, submitted: Counter, monkeypatch) -> None:
+    """A bot move asked again while one is waiting replaces it: one task, one reply."""
+    thinking = threading.Event()
+    move = tasks._bot_move
+
+    def slow_bot(*args: object) -> dict:
+        thinking.wait(30)
+        return move(*args)
+
+    monkeypatch.setattr(tasks, "_bot_move", slow_bot)
+    key = new_session()
+    game = make_game(key)
+
+    async def scenario() -> None:
+        ws = await connect(game.pk, key)
+        await receive_until(ws, is_state)
+        await ws.send_json_to({"type": "play", "move": "E5"})
+        await receive_until(ws, is_state)
+        for _ in range(100):
+            await ws.send_json_to({"type": "state"})
+        for _ in range(100):
+            await receive_until(ws, is_state)
+        await pong_within(ws, 10)  # every state request was handled (a reply goes before its request)
+        thinking.set()
+        await receive_until(ws, lambda m: m["type"] == "state" and "bot_move" in m)
+        await dispatch.wait_idle()
+        await ws.disconnect()
+
+    asyncio.run(scenario())
+    assert submitted["bot_move"] <= 2  # the one thinking and at most one waiting, not 101
+    assert not Job.objects.exists()
+    assert len(Game.objects.get(pk=game.pk).sgf.split(";")) == 4  # root, E5 and one reply
+
+
+def test_the_cap_and_replacement_in_the_ledger(settings) -> None:
+    settings.GOWEB_MAX_POSITION_ANALYSES = 2
+    game = make_game("s")
+    first = jobs.request("user:1", jobs.Kind.POSITION, {"move_number": 1}, game_id=game.pk)
+    again = jobs.request("user:1", jobs.Kind.POSITION, {"move_number": 2}, game_id=game.pk)
+    assert first.new and not again.new and again.job == first.job
+    assert Job.objects.get(pk=first.job).payload == {"move_number": 2}
+    assert jobs.claim(first.job).payload == {"move_number": 2}  # started: no longer replaceable
+    assert jobs.request("user:1", jobs.Kind.POSITION, {"move_number": 3}, game_id=game.pk).new
+    with pytest.raises(jobs.CapReached, match="you already have 2 position analyses"):
+        jobs.request("user:1", jobs.Kind.POSITION, {}, game_id=None)
+    assert jobs.request("user:2", jobs.Kind.POSITION, {}).new  # another user has slots of their own
+    jobs.release(first.job)
+    assert jobs.claim(first.job) is None  # gone: its task is skipped
+    assert jobs.request("user:1", jobs.Kind.POSITION, {}).new  # the freed slot
+
+
+def test_a_lost_job_stops_counting_after_the_lease(settings) -> None:
+    settings.GOWEB_MAX_GAME_ANALYSES = 1
+    lost = jobs.request("session:s", jobs.Kind.GAME, {}, replace=False)
+    with pytest.raises(jobs.CapReached, match="1 whole-game analysis queued or running"):
+        jobs.request("session:s", jobs.Kind.GAME, {}, replace=False)
+    Job.objects.filter(pk=lost.job).update(heartbeat=Job.objects.get(pk=lost.job).heartbeat - jobs.lease())
+    assert jobs.request("session:s", jobs.Kind.GAME, {}, replace=False).new
+    assert not Job.objects.filter(pk=lost.job).exists()
+
+
+def test_the_in_process_runner_forgets_the_jobs_of_an_earlier_process(monkeypatch) -> None:
+    """After a restart in the embedded mode, the dead threads' jobs no longer take slots."""
+    earlier = jobs.request("session:s", jobs.Kind.POSITION, {})
+    Job.objects.filter(pk=earlier.job).update(created=dispatch.STARTED - datetime.timedelta(minutes=1))
+    mine = jobs.request("session:s", jobs.Kind.POSITION, {})
+    monkeypatch.setattr(dispatch, "_pools", {})  # this process has run nothing in-process yet
+    asyncio.run(dispatch._executor("play"))
+    assert list(Job.objects.values_list("pk", flat=True)) == [mine.job]

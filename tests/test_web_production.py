@@ -1,0 +1,216 @@
+"""Production mode (GOWEB_ENV=production): safe settings, the secret key, static files served by the
+web process itself without DEBUG, the health check behind the TLS proxy, and JSON errors on the API."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from django.core.exceptions import ImproperlyConfigured
+
+from analysis.bench.webstack import free_port
+from frontend.services import api
+from goweb.envconfig import secret_key
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def production_env(tmp_path: Path, **extra: str) -> dict[str, str]:
+    """Return an environment of production mode with a secret key file in ``tmp_path``."""
+    env = {
+        **os.environ,
+        "GOWEB_ENV": "production",
+        "GOWEB_SECRET_KEY_FILE": str(tmp_path / "secret_key"),
+        "GOWEB_SQLITE_PATH": str(tmp_path / "site.sqlite3"),
+        "DJANGO_STATIC_ROOT": str(tmp_path / "static"),
+        "DJANGO_ALLOWED_HOSTS": "go.example.com",
+        **extra,
+    }
+    for name in ("DJANGO_DEBUG", "DJANGO_SECRET_KEY", "REDIS_URL", "CELERY_BROKER_URL", "DATABASE_URL"):
+        env.pop(name, None)
+    return env
+
+
+def manage(env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+    )
+
+
+SHOW = "from django.conf import settings as s; print(s.DEBUG, s.SESSION_COOKIE_SECURE, s.CSRF_COOKIE_SECURE, "
+SHOW += "s.SECURE_SSL_REDIRECT, s.SECURE_PROXY_SSL_HEADER, s.SECURE_HSTS_SECONDS > 0)"
+
+
+def test_production_turns_debug_off_and_secures_cookies_behind_the_tls_proxy(tmp_path: Path) -> None:
+    shown = manage(production_env(tmp_path), "shell", "--no-imports", "-c", SHOW)
+    assert shown.returncode == 0, shown.stderr
+    proxy_header = ["('HTTP_X_FORWARDED_PROTO',", "'https')"]
+    assert shown.stdout.split() == ["False", "True", "True", "True", *proxy_header, "True"]
+
+
+def test_check_deploy_is_clean_with_production_settings(tmp_path: Path) -> None:
+    checked = manage(production_env(tmp_path), "check", "--deploy", "--fail-level", "WARNING")
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert "no issues" in checked.stdout
+
+
+def test_development_stays_the_default_for_make_run_and_the_tests(tmp_path: Path) -> None:
+    env = production_env(tmp_path)
+    env.pop("GOWEB_ENV")
+    env.pop("GOWEB_SECRET_KEY_FILE")
+    show = "from django.conf import settings as s; print(s.DEBUG, s.SECRET_KEY[:15])"
+    shown = manage(env, "shell", "--no-imports", "-c", show)
+    assert shown.stdout.split() == ["True", "django-insecure"]
+
+
+def test_production_refuses_to_start_without_a_secret_key(tmp_path: Path) -> None:
+    env = production_env(tmp_path)
+    env.pop("GOWEB_SECRET_KEY_FILE")
+    refused = manage(env, "check")
+    assert refused.returncode != 0
+    assert "GOWEB_ENV=production needs a secret key of its own" in refused.stderr
+    unknown = manage({**env, "GOWEB_ENV": "staging"}, "check")
+    assert "GOWEB_ENV='staging': use one of development, production" in unknown.stderr
+
+
+def test_a_secret_key_file_is_made_on_first_start_and_kept(tmp_path: Path) -> None:
+    path = tmp_path / "keys" / "secret_key"
+    first = secret_key(None, path)
+    assert len(first) >= 50 and not first.startswith("django-insecure")
+    assert path.stat().st_mode & 0o777 == 0o600
+    assert secret_key(None, path) == first  # kept across restarts
+    assert secret_key("from-the-environment", path) == "from-the-environment"
+    assert secret_key(None, None) is None
+    assert list(path.parent.iterdir()) == [path]  # no draft left behind
+    path.write_text("")
+    with pytest.raises(ImproperlyConfigured, match="is empty"):
+        secret_key(None, path)
+
+
+@pytest.fixture(scope="module")
+def production_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("production")
+
+
+@pytest.fixture(scope="module")
+def production_site(production_dir: Path) -> Iterator[str]:
+    """daphne in production mode (DEBUG off) after collectstatic, as the compose file's web service."""
+    directory = production_dir
+    env = production_env(directory)
+    for command in (("migrate", "--noinput", "-v0"), ("collectstatic", "--noinput", "-v0")):
+        done = manage(env, *command)
+        assert done.returncode == 0, done.stderr
+    port = free_port()
+    log = (directory / "daphne.log").open("w")
+    daphne = [sys.executable, "-m", "daphne", "--proxy-headers", "-b", "127.0.0.1", "-p", str(port)]
+    server = subprocess.Popen(
+        [*daphne, "goweb.asgi:application"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(300):
+            try:
+                urllib.request.urlopen(url + "/healthz", timeout=1)
+                break
+            except OSError:
+                time.sleep(0.1)
+        yield url
+    finally:
+        server.terminate()
+        server.wait(timeout=20)
+        log.close()
+
+
+class NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args: object, **kwargs: object) -> None:
+        return None
+
+
+def fetch(url: str, **headers: str) -> tuple[int, dict[str, str], bytes]:
+    """GET ``url`` as the TLS proxy forwards it (unless ``headers`` say otherwise), without following
+    redirects; return the status, headers and body."""
+    sent = {"Host": "go.example.com", "X-Forwarded-Proto": "https", **headers}
+    request = urllib.request.Request(url, headers={k: v for k, v in sent.items() if v})
+    opener = urllib.request.build_opener(NoRedirect)
+    try:
+        with opener.open(request, timeout=10) as response:
+            return response.status, dict(response.headers), response.read()
+    except urllib.error.HTTPError as e:
+        return e.code, dict(e.headers), e.read()
+
+
+def test_production_serves_compressed_hashed_static_files_without_debug(
+    production_site: str, production_dir: Path
+) -> None:
+    status, _, page = fetch(production_site + "/")
+    assert status == 200
+    stylesheet = re.search(rb'href="(/static/frontend/site\.[0-9a-f]{12}\.css)"', page)
+    assert stylesheet, "the page links the stylesheet by its hashed name"
+    gzipped = {"Accept-Encoding": "gzip"}
+    status, headers, body = fetch(production_site + stylesheet.group(1).decode(), **gzipped)
+    assert status == 200 and headers["Content-Encoding"] == "gzip"
+    assert b"--board" in gzip.decompress(body)
+    assert "immutable" in headers["Cache-Control"]
+    manifest = json.loads((production_dir / "static" / "staticfiles.json").read_text())
+    status, _, board = fetch(production_site + "/static/" + manifest["paths"]["frontend/board.js"])
+    imports = re.findall(rb'from "\./(js/[\w/-]+\.[0-9a-f]{12}\.js)"', board)
+    assert status == 200 and len(imports) == 4  # the module imports point at hashed files too
+    for module in imports:
+        assert fetch(f"{production_site}/static/frontend/{module.decode()}")[0] == 200
+
+
+def test_the_health_check_answers_the_containers_probe_and_the_rest_wants_https(production_site: str) -> None:
+    plain = {"X-Forwarded-Proto": ""}
+    status, headers, body = fetch(production_site + "/healthz", Host="127.0.0.1:8000", **plain)
+    assert status == 200 and b'"status": "ok"' in body
+    status, headers, _ = fetch(production_site + "/games", **plain)
+    assert status == 301 and headers["Location"] == "https://go.example.com/games"
+    assert fetch(production_site + "/", Host="evil.example")[0] == 400
+    status, headers, _ = fetch(production_site + "/")
+    assert "max-age=31536000" in headers["Strict-Transport-Security"]
+
+
+def test_a_too_large_api_request_gets_json_413_not_a_debug_page(production_site: str) -> None:
+    body = b'{"moves": [' + b'["B", "D4"], ' * 250_000 + b"[]]}"  # 3.25 MB
+    request = urllib.request.Request(
+        production_site + "/api/analyze",
+        data=body,
+        headers={"Host": "go.example.com", "X-Forwarded-Proto": "https", "Content-Type": "application/json"},
+    )
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(request, timeout=30)
+    assert refused.value.code == 413
+    assert refused.value.headers["Content-Type"] == "application/json"
+    assert refused.value.read() == b'{"error": "the request body is too large"}'
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("debug", [False, True])
+def test_api_errors_are_json_bodies(client, settings, monkeypatch, debug: bool) -> None:
+    settings.DEBUG = debug
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1000
+    big = client.post("/api/analyze", {"moves": [["B", "D4"]] * 200}, content_type="application/json")
+    assert (big.status_code, big.json()) == (413, {"error": "the request body is too large"})
+    wrong = client.get("/api/analyze")
+    assert (wrong.status_code, wrong["Allow"]) == (405, "POST")
+    assert wrong.json() == {"error": "method not allowed: use POST"}
+    missing = client.get("/api/nothing-here")
+    assert (missing.status_code, missing.json()) == (404, {"error": "no such API endpoint"})
+
+    def broken(query: object) -> None:
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(api, "parse", broken)
+    failed = client.post("/api/analyze", {}, content_type="application/json")
+    assert (failed.status_code, failed.json()) == (500, {"error": "internal error; the server logged it"})
+    assert client.get("/no-such-page").status_code == 404  # pages outside the API keep their HTML
