@@ -237,7 +237,7 @@ def test_a_flood_past_the_cap_gets_the_cap_message_on_workers_and_the_slot_frees
     one_worker: WebStack,
 ) -> None:
     visitor = SiteSession(one_worker.base_url)
-    first, second = visitor.upload(long_game(60)), visitor.upload(long_game(8))
+    first, second = visitor.upload(long_game(100)), visitor.upload(long_game(8))
     cap = "too much work queued: you already have 1 whole-game analysis queued or running"
 
     async def scenario() -> float:
@@ -249,7 +249,8 @@ def test_a_flood_past_the_cap_gets_the_cap_message_on_workers_and_the_slot_frees
             for _ in range(300):
                 await send(flooded, {"type": "analyze_game"})
             replies = [await asyncio.wait_for(receive(flooded), 30) for _ in range(300)]
-            assert all(r["type"] == "error" and r["message"].startswith(cap) for r in replies), replies[0]
+            others = [r for r in replies if r["type"] != "error" or not r["message"].startswith(cap)]
+            assert others == []
             t0 = time.perf_counter()
             await send(flooded, {"type": "ping"})
             assert (await asyncio.wait_for(receive(flooded), 10)) == {"type": "pong"}

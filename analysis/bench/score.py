@@ -8,7 +8,9 @@
   probability) to the mean of its two neighbours' (0.02-0.05 for a strong network).  A value
   that swings with the player to move shows up here.
 
-Each network is measured on the same games; without ``--network`` the shipped default is.  The
+Each network is measured on the same games; without ``--network`` the shipped default is.  A
+network with both score heads (a distribution over margins and a mean with a spread) is measured
+with each, to choose between them.  The
 records carry Korean rules and komi 6.5: the recorded margin is a territory count.
 """
 
@@ -88,8 +90,14 @@ def measure(network: Network, limit: int) -> dict:
 
 
 def run(quick: bool = False, network: list[str] | None = None, games: int = 300) -> dict:
-    """Return the figures of each network (default: the shipped default), by checkpoint path."""
+    """Return the figures of each network (default: the shipped default), by checkpoint path, and
+    by score head (``path [kind]``) for a network with both."""
     paths = network or [str(DEFAULT_WEIGHTS)]
     limit = 10 if quick else games
-    measured = {path: measure(Network.from_checkpoint(path), limit) for path in paths}
+    measured = {}
+    for path in paths:
+        kinds = Network.from_checkpoint(path).config.score_kinds
+        for kind in kinds if len(kinds) > 1 else (None,):
+            name = f"{path} [{kind}]" if kind else path
+            measured[name] = measure(Network.from_checkpoint(path, score_kind=kind), limit)
     return {"archive": VALIDATION.name, "networks": measured}
