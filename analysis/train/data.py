@@ -35,6 +35,7 @@ from analysis.go.position import GoError, Position
 from analysis.sgf import GameRecord
 from analysis.sgf.archive import ReadStats, iter_games
 from analysis.train.batch import Batch
+from analysis.train.shuffle import shuffled
 
 
 def result_margin(result: str | None) -> float:
@@ -134,14 +135,7 @@ class PositionSampler:
                 raise ValueError(f"no SGF games found in {self.paths}")
 
     def _shuffled_records(self) -> Iterator[GameRecord]:
-        buffer: list[GameRecord] = []
-        for record in self._endless_records():
-            if len(buffer) < self.shuffle_buffer:
-                buffer.append(record)
-                continue
-            i = self.rng.randrange(len(buffer))
-            buffer[i], record = record, buffer[i]
-            yield record
+        return shuffled(self._endless_records(), self.shuffle_buffer, self.rng)
 
     def _start_game(self, random_start: bool) -> _Game:
         while True:

@@ -35,6 +35,7 @@ from analysis.go.coords import BLACK
 from analysis.go.position import GoError, Position
 from analysis.sgf import SgfError, read_sgf
 from analysis.train.batch import Batch
+from analysis.train.shuffle import shuffled
 
 OWNERSHIP_SCALE = 127.0
 
@@ -105,7 +106,7 @@ class TeacherSampler:
         self.komi_jitter = komi_jitter
         self.komi_range = komi_range
         self.shuffle_buffer = shuffle_buffer
-        self._stream = self._shuffled()
+        self._stream = shuffled(self._games(), shuffle_buffer, self.rng)
 
     def _games(self) -> Iterator[tuple[str, str]]:
         """The labelled games, in a new random order on every pass."""
@@ -151,16 +152,6 @@ class TeacherSampler:
             lead -= shift
             value = math.nan
         return Labelled(position, move, value, side * lead, side * labels.ownership[i])
-
-    def _shuffled(self) -> Iterator[Labelled]:
-        buffer: list[Labelled] = []
-        for sample in self._games():
-            if len(buffer) < self.shuffle_buffer:
-                buffer.append(sample)
-                continue
-            i = self.rng.randrange(len(buffer))
-            buffer[i], sample = sample, buffer[i]
-            yield sample
 
     def batch(self, size: int) -> Batch:
         """Return the next ``size`` samples, each under a random symmetry (the previous move is

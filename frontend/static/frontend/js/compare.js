@@ -8,8 +8,8 @@ import { $, readJson } from "./dom.js";
 import { draw } from "./goban.js";
 import { boardOf } from "./compare/boards.js";
 import { showLists, showPlayed, showSummary, showSurprises } from "./compare/panel.js";
+import { bindMoveButtons } from "./move-buttons.js";
 import { Review } from "./review/state.js";
-import { addShortcuts } from "./shortcuts.js";
 
 /** Each network menu greys out the network the other one shows: a network is compared with another. */
 function excludeEachOther() {
@@ -53,15 +53,6 @@ export function comparePage(socket) {
   $("net-a").onchange = ask;
   $("net-b").onchange = ask;
   $("surprise-filter").onchange = () => showSurprises(state, go);
-  $("first").onclick = () => go(0);
-  $("prev").onclick = () => go(review.k - 1);
-  $("next").onclick = () => go(review.k + 1);
-  $("last").onclick = () => go(review.last);
-  addShortcuts(() => ({
-    ArrowLeft: () => go(review.k - 1),
-    ArrowRight: () => go(review.k + 1),
-    Home: () => go(0),
-    End: () => go(review.last),
-  }));
+  bindMoveButtons(go, () => review.k, review.last);
   render();
 }

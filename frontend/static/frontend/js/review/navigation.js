@@ -7,20 +7,11 @@ import { pointOf } from "../coords.js";
 import { $ } from "../dom.js";
 import { pointAt } from "../goban.js";
 import { moveAt } from "../graph.js";
-import { addShortcuts } from "../shortcuts.js";
+import { bindMoveButtons } from "../move-buttons.js";
 
 /** Call `go(move number)` on each way of moving through `review`, its board being `svg`. */
 export function bindNavigation(svg, review, go) {
-  $("first").onclick = () => go(0);
-  $("prev").onclick = () => go(review.k - 1);
-  $("next").onclick = () => go(review.k + 1);
-  $("last").onclick = () => go(review.last);
-  addShortcuts(() => ({
-    ArrowLeft: () => go(review.k - 1),
-    ArrowRight: () => go(review.k + 1),
-    Home: () => go(0),
-    End: () => go(review.last),
-  }));
+  bindMoveButtons(go, () => review.k, review.last);
   $("graph").addEventListener("click", (event) => go(moveAt($("graph"), event, review.last)));
   svg.addEventListener("click", (event) => {
     const p = pointAt(svg, event, review.size);
