@@ -9,14 +9,17 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from analysis.go.coords import BLACK
 from analysis.gtp.client import GNUGO
+from analysis.match import leads
 from analysis.match.engine import EngineTimeout, MatchEngine, resolve_command
 from analysis.match.game import GameConfig, parse_score
 from analysis.match.log import MatchLogError, read_log, summarize_log
 from analysis.match.run import main, run_match
+from analysis.nets.inference import Prediction
 from analysis.sgf import read_sgf, replay
 from analysis.stats import wilson_interval
 
@@ -195,3 +198,25 @@ def test_match_log_rejects_bad_lines_and_mixed_engines_naming_the_line(tmp_path:
         summarize_log(read_log([log_path]))
     with pytest.raises(MatchLogError, match="no games"):
         summarize_log([])
+
+
+class LeadingBlack:
+    """A fake score network: Black leads by 30 points in every position."""
+
+    def predict(self, positions: list) -> Prediction:
+        sides = np.array([p.to_play for p in positions], dtype=np.float32)
+        heads = np.zeros((len(positions), 1, 82), dtype=np.float32)
+        return Prediction(heads, None, score_mean=30.0 * sides)
+
+
+def test_games_lost_after_a_big_lead_are_listed(tmp_path: Path) -> None:
+    moves = ";B[ee];W[cc];B[gg]"
+    (tmp_path / "game-001.sgf").write_text(f"(;SZ[9]KM[7]PB[python -m analysis.gtp]PW[gnugo]RE[W+R]{moves})")
+    (tmp_path / "game-002.sgf").write_text(f"(;SZ[9]KM[7]PB[gnugo]PW[python -m analysis.gtp]RE[B+3]{moves})")
+    (tmp_path / "game-003.sgf").write_text(f"(;SZ[9]KM[7]PB[python -m analysis.gtp]PW[gnugo]RE[B+R]{moves})")
+    thrown = leads.game_leads(tmp_path / "game-001.sgf", "analysis.gtp", LeadingBlack())
+    assert thrown == leads.GameLeads("game-001.sgf", "B", False, 30.0, 0)
+    behind = leads.game_leads(tmp_path / "game-002.sgf", "analysis.gtp", LeadingBlack())
+    assert behind.color == "W" and behind.max_lead == -30.0 and not behind.won
+    assert leads.game_leads(tmp_path / "game-003.sgf", "analysis.gtp", LeadingBlack()).won
+    assert leads.game_leads(tmp_path / "game-003.sgf", "katago", LeadingBlack()) is None
