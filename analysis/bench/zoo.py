@@ -3,7 +3,7 @@
 For each network: its validation top-1 and top-10 on the same positions of the validation month
 (Tygem 9d 2011-12; the first 2,000 of ``analysis.train.evaluate``'s fixed sample, one symmetry:
 the next move for next-move networks, the previous move for back-prediction networks, and each
-of darkforest's heads' top-1), its parameters, its inference positions/s at batch 1 and 64 on
+of darkforest's heads' top-1; with ``--bagged`` also over the 8 symmetries), its parameters, its inference positions/s at batch 1 and 64 on
 random 19x19 inputs, and its training samples/s at batch 128 (the training loop's own step), in
 the dtype :mod:`analysis.nets.precision` chooses on this machine.  The paper's own headline figure
 stands beside each network's.
@@ -27,11 +27,13 @@ POSITIONS = 2000
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """``--positions N``: validation positions per network (default 2,000)."""
+    """``--positions N``: validation positions per network (default 2,000); ``--bagged``: also with
+    the 8 symmetries (Cazenave 2017's bagging)."""
     parser.add_argument("--positions", type=int, default=POSITIONS)
+    parser.add_argument("--bagged", action="store_true", help="also measure with the 8 symmetries")
 
 
-def measure(entry: ZooEntry, positions: int, min_seconds: float) -> dict:
+def measure(entry: ZooEntry, positions: int, min_seconds: float, bagged: bool = False) -> dict:
     """Return one network's figures (see the module docstring)."""
     network = Network.from_checkpoint(entry.path)
     model, config = network.model, network.config
@@ -55,15 +57,18 @@ def measure(entry: ZooEntry, positions: int, min_seconds: float) -> dict:
     }
     if "step_top1" in figures:
         row["step_top1"] = figures["step_top1"]
+    if bagged:
+        eight = evaluate([str(VALIDATION)], str(entry.path), positions, symmetries=8)
+        row["top1_bagged"], row["top10_bagged"] = round(eight["top1"], 4), round(eight["top10"], 4)
     return row
 
 
-def run(quick: bool = False, positions: int = POSITIONS) -> dict:
+def run(quick: bool = False, positions: int = POSITIONS, bagged: bool = False) -> dict:
     """Return every shipped network's figures, by name."""
     min_seconds = 0.2 if quick else 2.0
     count = min(positions, 100) if quick else positions
     return {
         "threads": torch.get_num_threads(),
         "validation": str(VALIDATION.name),
-        "networks": {entry.name: measure(entry, count, min_seconds) for entry in shipped().entries},
+        "networks": {entry.name: measure(entry, count, min_seconds, bagged) for entry in shipped().entries},
     }
