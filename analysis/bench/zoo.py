@@ -70,5 +70,5 @@ def run(quick: bool = False, positions: int = POSITIONS, bagged: bool = False) -
     return {
         "threads": torch.get_num_threads(),
         "validation": str(VALIDATION.name),
-        "networks": {entry.name: measure(entry, count, min_seconds, bagged) for entry in shipped().entries},
+        "networks": {e.name: measure(e, count, min_seconds, bagged) for e in shipped().entries},
     }
