@@ -5,8 +5,8 @@ For each network: its validation top-1 and top-10 on the same positions of the v
 the next move for next-move networks, the previous move for back-prediction networks, and each
 of darkforest's heads' top-1; with ``--bagged`` also over the 8 symmetries), its parameters, its
 inference positions/s at batch 1 and 64 on random 19x19 inputs, and its training samples/s at
-batch 128 (the training loop's own step), in the dtype :mod:`analysis.nets.precision` chooses on this machine.  The paper's own headline figure
-stands beside each network's.
+batch 128 (the training loop's own step), in the dtype :mod:`analysis.nets.precision` chooses
+on this machine.  The paper's own headline figure stands beside each network's.
 """
 
 from __future__ import annotations
