@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from analysis.features import planes  # noqa: F401  (importing it registers the planes)
+from analysis.features import back_prediction, planes  # noqa: F401  (importing them registers the planes)
 from analysis.features.registry import FeatureSet
 
 GOLOIS = FeatureSet(
@@ -57,7 +57,28 @@ BACKPRED = FeatureSet(
     "(any earlier board state would give the previous move away)",
 )
 
-FEATURE_SETS = {s.name: s for s in (GOLOIS, GOLOIS_KOMI, DARKFOREST, BARRATT, BACKPRED)}
+TK_ONEPLANE = FeatureSet(
+    "tk-oneplane",
+    ("stones_signed",),
+    "Tang & Kaneko, section 3.1.1: one plane, +1 on the stones of the player to move and -1 on "
+    "the opponent's (betago's one-plane encoder)",
+)
+
+TK_MULTIPLANE = FeatureSet(
+    "tk-multiplane",
+    ("colour_stones", "black_to_play"),
+    "Tang & Kaneko, section 3.1.2: a black board, a white board and a plane saying whose turn it is",
+)
+
+TK_ONEPLANE_K1 = FeatureSet(
+    "tk-oneplane-k1",
+    ("stones_signed", "previous_stones_signed"),
+    "Tang & Kaneko's one plane plus the board one move earlier (their k-previous-states input): the "
+    "difference of the two boards is the previous move, so this measures the give-away, not skill",
+)
+
+FEATURE_SETS = {s.name: s for s in (GOLOIS, GOLOIS_KOMI, DARKFOREST, BARRATT, BACKPRED, TK_ONEPLANE,
+                                    TK_MULTIPLANE, TK_ONEPLANE_K1)}
 
 
 def get_feature_set(name: str) -> FeatureSet:

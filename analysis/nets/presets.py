@@ -6,13 +6,17 @@ from torch import nn
 
 from analysis.features import get_feature_set
 from analysis.nets.barratt import BarrattConfig, BarrattNet
-from analysis.nets.base import NetConfig, PolicyValueNet
+from analysis.nets.base import NetConfig
+from analysis.nets.capsule import TangKanekoCapsuleConfig, TangKanekoCapsuleNet
 from analysis.nets.golois import GoloisConfig, GoloisNet
+from analysis.nets.tang_kaneko import TangKanekoCNN, TangKanekoCNNConfig
 
 Config = NetConfig
-ARCHITECTURES: dict[str, tuple[type[NetConfig], type[PolicyValueNet]]] = {
+ARCHITECTURES: dict[str, tuple[type[NetConfig], type[nn.Module]]] = {
     "golois": (GoloisConfig, GoloisNet),
     "barratt": (BarrattConfig, BarrattNet),
+    "tk-cnn": (TangKanekoCNNConfig, TangKanekoCNN),
+    "tk-capsule": (TangKanekoCapsuleConfig, TangKanekoCapsuleNet),
 }
 
 
@@ -36,6 +40,13 @@ PRESETS: dict[str, Config] = {
         get_feature_set("darkforest").num_planes, 6, 64, "darkforest", future_moves=3, value_head=True
     ),
     "barratt-b6c64": BarrattConfig(get_feature_set("barratt").num_planes, 6, 64, value_head=True),
+    # Tang & Kaneko's back-prediction nets: their CNN on one plane and on three, their capsule net,
+    # and the CNN given the board one move earlier too (their k-previous-states input, k = 1)
+    "tk-cnn1": TangKanekoCNNConfig(get_feature_set("tk-oneplane").num_planes, 4, 32),
+    "tk-cnn3": TangKanekoCNNConfig(get_feature_set("tk-multiplane").num_planes, 4, 32, "tk-multiplane",
+                                   colour_outputs=True),
+    "tk-capsule": TangKanekoCapsuleConfig(get_feature_set("tk-oneplane").num_planes, 1, 256),
+    "tk-cnn1-k1": TangKanekoCNNConfig(get_feature_set("tk-oneplane-k1").num_planes, 4, 32, "tk-oneplane-k1"),
 }
 
 

@@ -13,6 +13,7 @@ import json
 import sys
 
 from analysis.nets.presets import PRESETS
+from analysis.train import ladder_set as ladders
 from analysis.train.loop import TrainConfig, train
 
 
@@ -45,6 +46,11 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--dtype", choices=["auto", "float32", "bfloat16"], default="auto",
                    help="auto: bf16 only where the hardware has it and it measures faster")
+    p.add_argument("--ladder-set", action="store_true",
+                   help="train on the ladder positions of --data (Tang & Kaneko's ladder set, 85%% of its "
+                        "games) and validate on the other 15%%, instead of on --validation")
+    p.add_argument("--ladder-games", type=int, default=ladders.DEFAULT_GAMES,
+                   help="with --ladder-set, the games of --data the ladder positions are found in")
     p.add_argument("--quiet", dest="progress", action="store_false")
     return p
 

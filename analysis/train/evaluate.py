@@ -1,5 +1,5 @@
 """``python -m analysis.train.evaluate PATH... [--weights CKPT] [--max-positions N] [--symmetries 1|8]
-[--json]``: measure a network.
+[--ladder-set [--ladder-games N]] [--json]``: measure a network.
 
 Measures a network on any SGF set (files, directories, zip or tar.gz): top-1,
 top-5 and top-10 move prediction, the value head's log loss and calibration,
@@ -7,7 +7,9 @@ and, for a back-prediction network, how often it names the previous move.
 One position is taken per game, at a random move (fixed seed).  With
 ``--symmetries 8`` the outputs over the 8 symmetries are summed before ranking
 the moves (Cazenave 2017's bagging).  Without ``--weights`` the default
-weights in ``weights/`` are used.
+weights in ``weights/`` are used.  With ``--ladder-set`` a back-prediction network is measured
+on the validation games' positions of the ladder set found in PATHs (Tang & Kaneko's data set,
+see :mod:`analysis.train.ladder_set`) instead.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import torch
 
 from analysis.nets import checkpoint, precision
 from analysis.nets.inference import Network
+from analysis.train import ladder_set
 from analysis.train.data import fixed_positions
 from analysis.train.metrics import Metrics
 
@@ -48,14 +51,22 @@ class StepHits:
 
 
 def evaluate(paths: list[str], weights: str | None, max_positions: int, symmetries: int,
-             batch: int = 256) -> dict:
-    """Return the metrics of the checkpoint ``weights`` (default weights if None) on ``paths``.
+             batch: int = 256, ladder_games: int = 0) -> dict:
+    """Return the metrics of the checkpoint ``weights`` (default weights if None) on ``paths``: on
+    one position per game, or with ``ladder_games`` on the validation part of the ladder set
+    found in that many games of ``paths``.
 
-    Raises FileNotFoundError or CheckpointError for a bad checkpoint.
+    Raises FileNotFoundError or CheckpointError for a bad checkpoint, ValueError for the ladder
+    set and a network that does not predict the previous move.
     """
     network = Network.from_checkpoint(weights or checkpoint.DEFAULT_WEIGHTS, max_batch=batch)
     config = network.config
-    samples = fixed_positions(paths, max_positions, seed=2024, target=config.target)
+    if ladder_games and config.target != "previous":
+        raise ValueError("the ladder set measures back-prediction networks (target previous)")
+    if ladder_games:
+        samples = ladder_set.load_or_build(paths, ladder_games).examples("validation")[:max_positions]
+    else:
+        samples = fixed_positions(paths, max_positions, seed=2024, target=config.target)
     metrics = Metrics()
     steps = StepHits(config.future_moves) if config.target == "next" else None
     for i in range(0, len(samples), batch):
@@ -77,7 +88,8 @@ def evaluate(paths: list[str], weights: str | None, max_positions: int, symmetri
         summary["step_top1"] = steps.rates()
     summary.update(weights=str(weights or checkpoint.DEFAULT_WEIGHTS), preset=network.info["preset"],
                    target=config.target, symmetries=symmetries, samples_trained=network.info.get("samples"),
-                   dtype=precision.describe(network.dtype) if network.dtype else None)
+                   dtype=precision.describe(network.dtype) if network.dtype else None,
+                   data="ladder set validation" if ladder_games else "one position per game")
     return summary
 
 
@@ -89,11 +101,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--weights")
     p.add_argument("--max-positions", type=int, default=5000)
     p.add_argument("--symmetries", type=int, choices=[1, 8], default=1)
+    p.add_argument("--ladder-set", action="store_true",
+                   help="measure on the validation games of the ladder set found in PATHs")
+    p.add_argument("--ladder-games", type=int, default=ladder_set.DEFAULT_GAMES,
+                   help="with --ladder-set, the games of PATHs the ladder positions are found in")
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
     try:
-        result = evaluate(args.paths, args.weights, args.max_positions, args.symmetries)
-    except (FileNotFoundError, checkpoint.CheckpointError) as exc:
+        result = evaluate(args.paths, args.weights, args.max_positions, args.symmetries,
+                          ladder_games=args.ladder_games if args.ladder_set else 0)
+    except (FileNotFoundError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     if args.json:

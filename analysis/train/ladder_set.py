@@ -61,7 +61,8 @@ def in_atari_next_to(pos: Position, point: int, color: int) -> bool:
     return any(pos.color_at(q) == color and pos.liberties(q) == 1 for q in neighbors(point, pos.size))
 
 
-def ladder_move(pos: Position, point: int, rescued: bool, limits: LadderLimits = DEFAULT_LIMITS) -> str | None:
+def ladder_move(pos: Position, point: int, rescued: bool,
+                limits: LadderLimits = DEFAULT_LIMITS) -> str | None:
     """Return ``extend``, ``chase`` or None for the move just played at ``point`` in ``pos``.
 
     ``rescued`` says whether, before the move, a string of the mover's colour next to ``point``
@@ -144,8 +145,9 @@ class LadderSet:
     def describe(self) -> str:
         """Return a one-line summary: positions and games per split, positions per kind."""
         kinds = Counter(m.kind for part in self.moves.values() for m in part)
-        return (f"ladder set: {len(self.moves['train'])} training positions from {self.games['train']} games, "
-                f"{len(self.moves['validation'])} validation positions from {self.games['validation']} games "
+        train, validation = (len(self.moves[s]) for s in SPLITS)
+        return (f"ladder set: {train} training positions from {self.games['train']} games, "
+                f"{validation} validation positions from {self.games['validation']} games "
                 f"({', '.join(f'{k} {n}' for k, n in sorted(kinds.items()))})")
 
     def save(self, path: Path) -> None:

@@ -5,7 +5,10 @@ Runs on CUDA when available, otherwise on the CPU, in the dtype that
 without bf16 instructions), and says which on its first line of output.  Under
 ``torchrun`` (``WORLD_SIZE`` > 1) it trains with DistributedDataParallel on
 the gloo backend (nccl on CUDA); each rank streams its own games and rank 0
-validates, logs and saves.
+validates, logs and saves.  ``last.pt`` is the latest state; ``best.pt`` the weights of the best
+validation top-1 so far (the early stopping Tang & Kaneko's overfitting nets need).  With
+``ladder_set`` the run trains on the ladder set found in its data
+(:mod:`analysis.train.ladder_set`) and validates on that set's validation games.
 """
 
 from __future__ import annotations
@@ -30,8 +33,10 @@ from torch.utils.data import DataLoader, IterableDataset
 from analysis.features import get_feature_set
 from analysis.nets import checkpoint, precision
 from analysis.nets.presets import Config, build, config_from_dict, get_preset
+from analysis.train import ladder_set as ladders
 from analysis.train.batch import Batch
-from analysis.train.data import PositionSampler, fixed_positions
+from analysis.train.data import Example, PositionSampler, fixed_positions
+from analysis.train.example_sampler import ExampleSampler
 from analysis.train.losses import AllHeads, losses
 from analysis.train.metrics import Metrics
 from analysis.train.schedule import PlateauHalving
@@ -74,22 +79,29 @@ class TrainConfig:
     seed: int = 0
     dtype: str = "auto"  # auto, float32 or bfloat16
     workers: int = 1
+    ladder_set: bool = False  # train and validate on the ladder set of ``data`` (Tang & Kaneko)
+    ladder_games: int = ladders.DEFAULT_GAMES  # games of ``data`` the ladder set is found in
     progress: bool = True
 
 
 class _Stream(IterableDataset):
-    """Batches in a DataLoader worker process: a PositionSampler over ``cfg.data`` and, with
+    """Batches in a DataLoader worker process: a PositionSampler over ``cfg.data`` (an
+    ExampleSampler over ``ladder`` instead, the ladder set's training part, when given) and, with
     ``cfg.teacher`` labels, a TeacherSampler that gives ``cfg.teacher_fraction`` of each batch."""
 
-    def __init__(self, cfg: TrainConfig, config: Config, seed: int) -> None:
-        self.cfg, self.config, self.seed = cfg, config, seed
+    def __init__(self, cfg: TrainConfig, config: Config, seed: int,
+                 ladder: list[Example] | None = None) -> None:
+        self.cfg, self.config, self.seed, self.ladder = cfg, config, seed, ladder
 
     def __iter__(self) -> Iterator[dict]:
         cfg, config = self.cfg, self.config
         info = torch.utils.data.get_worker_info()
         seed = self.seed * 1000 + (info.id if info else 0)
-        general = PositionSampler(cfg.data, config.feature_set, config.future_moves, seed=seed,
-                                  target=config.target, value_rate=cfg.value_rate)
+        if self.ladder is not None:
+            general = ExampleSampler(self.ladder, config.feature_set, seed=seed)
+        else:
+            general = PositionSampler(cfg.data, config.feature_set, config.future_moves, seed=seed,
+                                      target=config.target, value_rate=cfg.value_rate)
         teacher = None
         taught = 0
         if cfg.teacher:
@@ -106,9 +118,8 @@ class _Stream(IterableDataset):
 class Validator:
     """A fixed set of validation positions, with features computed once."""
 
-    def __init__(self, paths: list[str], count: int, config: Config) -> None:
+    def __init__(self, samples: list[Example], config: Config) -> None:
         fs = get_feature_set(config.feature_set)
-        samples = fixed_positions(paths, count, seed=12345, target=config.target)
         self.inputs = torch.from_numpy(fs.extract_batch([s.context() for s in samples]))
         self.legal = torch.from_numpy(np.stack([s.mask for s in samples]))
         self.moves = torch.tensor([s.move for s in samples])
@@ -246,15 +257,24 @@ def train(cfg: TrainConfig) -> dict:
     net = DistributedDataParallel(AllHeads(model)) if distributed else AllHeads(model)
 
     world = dist.get_world_size() if distributed else 1
-    stream = _Stream(cfg, run.config, seed=cfg.seed + 7919 * rank + samples)
+    ladder = ladders.load_or_build(cfg.data, cfg.ladder_games) if cfg.ladder_set else None
+    if ladder is not None and rank == 0:
+        print(ladder.describe(), file=sys.stderr, flush=True)
+    stream = _Stream(cfg, run.config, seed=cfg.seed + 7919 * rank + samples,
+                     ladder=ladder.examples("train") if ladder else None)
     loader = DataLoader(stream, batch_size=None, num_workers=cfg.workers,
                         prefetch_factor=4 if cfg.workers else None)
     batches = iter(loader)
     first = next(batches)
     dtype = training_dtype(net, first, cfg)
     run_dir = Path(cfg.run_dir)
-    validator = Validator(cfg.validation, cfg.validation_positions, run.config) \
-        if cfg.validation and rank == 0 else None
+    validator = None
+    if rank == 0 and ladder is not None:
+        validator = Validator(ladder.examples("validation")[: cfg.validation_positions], run.config)
+    elif rank == 0 and cfg.validation:
+        validator = Validator(fixed_positions(cfg.validation, cfg.validation_positions, seed=12345,
+                                              target=run.config.target), run.config)
+    best = metrics.get("top1", -1.0)
     log = CsvLog(run_dir / "log.csv")
     if rank == 0:
         run_dir.mkdir(parents=True, exist_ok=True)
@@ -294,6 +314,10 @@ def train(cfg: TrainConfig) -> dict:
         if rank == 0 and validator and samples >= next_validation:
             metrics = validator.run(model, dtype)
             next_validation += cfg.validate_every
+            if metrics["top1"] > best:
+                best = metrics["top1"]
+                checkpoint.save(run_dir / "best.pt", model, run.preset, samples=samples,
+                                wall_seconds=round(run.wall + now - started), metrics=metrics)
             print(f"\nvalidation at {samples:,}: top1 {metrics['top1']:.4f} top5 {metrics['top5']:.4f} "
                   f"loss {metrics['policy_loss']:.4f}", file=sys.stderr, flush=True)
             log.write({"samples": samples, "wall_seconds": round(run.wall + now - started),
@@ -310,6 +334,9 @@ def train(cfg: TrainConfig) -> dict:
     if rank == 0:
         if validator:
             metrics = validator.run(model, dtype)
+            if metrics["top1"] > best:
+                checkpoint.save(run_dir / "best.pt", model, run.preset, samples=samples,
+                                wall_seconds=round(run.wall + time.time() - started), metrics=metrics)
         save_checkpoint()
     if distributed:
         dist.barrier()
