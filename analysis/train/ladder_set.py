@@ -166,11 +166,12 @@ class LadderSet:
     def load(cls, path: Path) -> LadderSet:
         """Return the set saved at ``path``; raises OSError or ValueError for a missing or bad file."""
         with np.load(path) as data:
-            found = cls(games=Counter(dict(zip(SPLITS, data["games"].tolist(), strict=True))))
-            for i, split in enumerate(data["split"].tolist()):
-                found.moves[split].append(LadderMove(data["stones"][i], int(data["color"][i]),
-                                                     int(data["point"][i]), int(data["next_move"][i]),
-                                                     str(data["kind"][i])))
+            arrays = {name: data[name] for name in data.files}
+        found = cls(games=Counter(dict(zip(SPLITS, arrays["games"].tolist(), strict=True))))
+        rows = zip(arrays["split"].tolist(), arrays["stones"], arrays["color"].tolist(), arrays["point"].tolist(),
+                   arrays["next_move"].tolist(), arrays["kind"].tolist(), strict=True)
+        for split, stones, color, point, next_move, kind in rows:
+            found.moves[split].append(LadderMove(stones.copy(), color, point, next_move, kind))
         return found
 
 
