@@ -46,7 +46,8 @@ def on(plane: np.ndarray) -> set[str]:
 
 def test_plane_counts_are_computed_from_the_registry() -> None:
     assert {name: fs.num_planes for name, fs in FEATURE_SETS.items()} == {
-        "golois": 39, "golois-komi": 40, "darkforest": 25, "barratt": 24, "backpred": 14}
+        "golois": 39, "golois-komi": 40, "darkforest": 25, "barratt": 24, "backpred": 14,
+        "tk-oneplane": 1, "tk-multiplane": 3, "tk-oneplane-k1": 2}
     for fs in FEATURE_SETS.values():
         assert len(fs.planes) == fs.num_planes
         assert all(p.name and p.description for p in fs.planes)
@@ -240,7 +241,7 @@ def test_move_order_changes_only_the_history_planes(name: str) -> None:
     for v in ["E5", "C7", "D4", "F6", "C3", "G7"]:
         b.play(from_gtp(v, 9))
     fs = get_feature_set(name)
-    history = {"history_decay", "last_5_moves", "last_8_moves"}
+    history = {"history_decay", "last_5_moves", "last_8_moves", "previous_stones_signed"}
     fa, fb = extract(a, fs), extract(b, fs)
     i = 0
     for f in fs.features:

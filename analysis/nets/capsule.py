@@ -30,7 +30,7 @@ from torch import nn
 from analysis.nets.base import NetConfig
 from analysis.nets.fixed_board import crop_points, pad_to_board, policy_logits
 
-EPSILON = 1e-7
+EPSILON = 1e-12  # keeps square roots differentiable at 0; far below the squared lengths at initialisation
 
 
 def squash(s: torch.Tensor, dim: int = -1) -> torch.Tensor:

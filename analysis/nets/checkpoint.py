@@ -4,7 +4,9 @@ A checkpoint is a dict saved with ``torch.save``: ``format``, ``preset``,
 ``config`` (the architecture), ``model`` (weights) and, for training runs,
 ``optimizer``, ``schedule``, ``samples``, ``wall_seconds``, ``rng`` and
 ``metrics``.  Only plain data and tensors are stored, so loading uses
-``weights_only=True``.
+``weights_only=True``.  A shipped network (:func:`ship`) keeps only the weights and the counters,
+its floating-point weights optionally stored in float16; loading copies them into the float32
+model, so every checkpoint loads the same way.
 """
 
 from __future__ import annotations
@@ -36,6 +38,27 @@ def save(path: str | os.PathLike, model: nn.Module, preset: str, **extra: object
     tmp = path.with_suffix(path.suffix + ".tmp")
     torch.save(data, tmp)
     tmp.replace(path)
+
+
+SHIPPED_FIELDS = ("samples", "wall_seconds", "metrics")
+
+
+def ship(source: str | os.PathLike, target: str | os.PathLike, half: bool = False) -> dict:
+    """Write the checkpoint at ``source`` to ``target`` without its training state (optimizer,
+    schedule, RNG), its floating-point weights in float16 when ``half``; return what was written.
+
+    Raises FileNotFoundError or CheckpointError as :func:`load` does.
+    """
+    data = load(source)
+    weights = {k: v.half() if half and v.is_floating_point() else v for k, v in data["model"].items()}
+    shipped = {"format": FORMAT, "preset": data["preset"], "config": data["config"], "model": weights,
+               **{k: data[k] for k in SHIPPED_FIELDS if k in data}}
+    target = Path(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_suffix(target.suffix + ".tmp")
+    torch.save(shipped, tmp)
+    tmp.replace(target)
+    return shipped
 
 
 def load(path: str | os.PathLike) -> dict:

@@ -168,8 +168,8 @@ class LadderSet:
         with np.load(path) as data:
             arrays = {name: data[name] for name in data.files}
         found = cls(games=Counter(dict(zip(SPLITS, arrays["games"].tolist(), strict=True))))
-        rows = zip(arrays["split"].tolist(), arrays["stones"], arrays["color"].tolist(), arrays["point"].tolist(),
-                   arrays["next_move"].tolist(), arrays["kind"].tolist(), strict=True)
+        columns = ("split", "stones", "color", "point", "next_move", "kind")
+        rows = zip(*(arrays[c] if c == "stones" else arrays[c].tolist() for c in columns), strict=True)
         for split, stones, color, point, next_move, kind in rows:
             found.moves[split].append(LadderMove(stones.copy(), color, point, next_move, kind))
         return found
