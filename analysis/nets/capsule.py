@@ -15,7 +15,8 @@ number times 361 sets the size, and the routed predictions (primary capsules x 3
 position) set the time, which is memory-bound: 5 x 5 kernels with stride 4 give a 5 x 5 grid,
 and 4 types of 8 dimensions make 100 primary capsules, 2.3 million matrix weights, 289,000
 predictions and about 17 million multiply-adds a position: small enough to train on two CPU
-cores (8 types measured twice as slow).  The point capsules have 8
+cores (8 types measured twice as slow).  The convolutions start with He initialisation, as
+the CNN's do (see :mod:`analysis.nets.tang_kaneko`).  The point capsules have 8
 dimensions (the paper sets theirs to its number of board states).  A pass logit comes from the
 pooled convolution, as the app's policies cover pass.
 """
@@ -29,6 +30,7 @@ from torch import nn
 
 from analysis.nets.base import NetConfig
 from analysis.nets.fixed_board import crop_points, pad_to_board, policy_logits
+from analysis.nets.tang_kaneko import he_init
 
 EPSILON = 1e-12  # keeps square roots differentiable at 0; far below the squared lengths at initialisation
 
@@ -118,6 +120,8 @@ class TangKanekoCapsuleNet(nn.Module):
         self.capsules = CapsuleLayer(c.primary_types * c.primary_grid ** 2, c.primary_dim, c.board_size ** 2,
                                      c.point_dim, c.iterations)
         self.pass_fc = nn.Linear(c.channels, 1)
+        for layer in (self.conv, self.primary, self.pass_fc):
+            he_init(layer)
 
     def point_capsules(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """(N, in_planes, H, W) -> (point capsules (N, board * board, point_dim), coupling
