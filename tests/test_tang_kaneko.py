@@ -18,7 +18,9 @@ from analysis.nets.presets import build, config_from_dict, get_preset
 from analysis.nets.tang_kaneko import TangKanekoCNN, TangKanekoCNNConfig
 from analysis.sgf import read_sgf
 from analysis.train import ladder_set
+from analysis.train.evaluate import evaluate
 from analysis.train.example_sampler import ExampleSampler
+from analysis.train.loop import TrainConfig, train
 
 TK_PRESETS = ["tk-cnn1", "tk-cnn3", "tk-capsule", "tk-cnn1-k1"]
 
@@ -37,6 +39,12 @@ LADDER_START = """
 """
 LADDER_MOVES = ["C3", "D4", "E4", "D5", "D6", "E5", "F5", "E6"]  # Black chases, White extends
 QUIET_MOVES = ["E5", "C7", "G3", "G7", "C3", "E3"]  # a game without a ladder
+
+
+def on_19x19(diagram: str) -> str:
+    """The 9x9 ``diagram`` in the top-left corner of an empty 19x19 board."""
+    rows = [line.split() for line in diagram.strip().splitlines()]
+    return "\n".join(" ".join(row + ["."] * 10) for row in rows + [["."] * 9] * 10)
 
 
 def sgf_game(size: int, moves: list[str], start: str | None = None) -> str:
@@ -223,3 +231,26 @@ def test_the_example_sampler_visits_every_example_once_an_epoch() -> None:
         assert batch.inputs[i, 0].ravel()[move] == -1
     sampler.batch(3)
     assert sampler.epochs == 2
+
+
+def test_training_and_evaluation_on_the_ladder_set_use_its_two_parts(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(ladder_set, "CACHE_DIR", tmp_path / "cache")
+    folder = tmp_path / "games"
+    folder.mkdir()
+    moves = [v[0] + str(int(v[1:]) + 10) for v in LADDER_MOVES]  # the same points, 10 rows higher
+    for i in range(20):
+        (folder / f"game{i}.sgf").write_text(sgf_game(19, moves, on_19x19(LADDER_START)))
+    built = ladder_set.load_or_build([str(folder)])
+    assert list((tmp_path / "cache").glob("*.npz"))  # cached for the next run
+    validation = len(built.moves["validation"])
+    assert validation and built.moves["train"]
+    metrics = train(TrainConfig(preset="tk-cnn1", data=[str(folder)], run_dir=str(tmp_path / "run"),
+                                ladder_set=True, batch_size=8, max_samples=16, validate_every=8, workers=0,
+                                progress=False, dtype="float32"))
+    assert metrics["positions"] == validation
+    assert (tmp_path / "run" / "best.pt").exists()
+    result = evaluate([str(folder)], str(tmp_path / "run" / "last.pt"), 5000, 1, ladder_games=100)
+    assert result["positions"] == validation and result["data"] == "ladder set validation"
+    checkpoint.save(tmp_path / "next.pt", build(get_preset("golois-b4c48")), "golois-b4c48")
+    with pytest.raises(ValueError, match="back-prediction"):
+        evaluate([str(folder)], str(tmp_path / "next.pt"), 5000, 1, ladder_games=100)

@@ -155,8 +155,9 @@ class LadderSet:
         rows = [(split, m) for split in SPLITS for m in self.moves[split]]
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(path.name + ".tmp.npz")
+        stones = np.stack([m.stones for _, m in rows]) if rows else np.zeros((0, 0, 0), np.int8)
         np.savez_compressed(
-            tmp, stones=np.stack([m.stones for _, m in rows]), color=np.array([m.color for _, m in rows]),
+            tmp, stones=stones, color=np.array([m.color for _, m in rows]),
             point=np.array([m.point for _, m in rows]), next_move=np.array([m.next_move for _, m in rows]),
             kind=np.array([m.kind for _, m in rows]), split=np.array([s for s, _ in rows]),
             games=np.array([self.games[s] for s in SPLITS]))
@@ -198,17 +199,17 @@ def _cache_key(paths: list[str], max_games: int, limits: LadderLimits) -> str:
     return hashlib.sha1(text.encode()).hexdigest()[:16]
 
 
-def load_or_build(paths: Iterable[str], max_games: int = DEFAULT_GAMES, cache_dir: Path | None = CACHE_DIR,
+def load_or_build(paths: Iterable[str], max_games: int = DEFAULT_GAMES, cache: bool = True,
                   limits: LadderLimits = DEFAULT_LIMITS) -> LadderSet:
-    """Return the ladder set of ``paths`` (see :func:`build`), from ``cache_dir`` when it was built
-    before with the same sources and settings; a new build is saved there (no cache when None).
+    """Return the ladder set of ``paths`` (see :func:`build`), from CACHE_DIR when it was built
+    before with the same sources and settings; with ``cache`` a new build is saved there.
 
     Raises FileNotFoundError for a missing path.
     """
     paths = [str(p) for p in paths]
-    if cache_dir is None:
+    if not cache:
         return build(paths, max_games, limits=limits)
-    cached = Path(cache_dir) / f"{_cache_key(paths, max_games, limits)}.npz"
+    cached = CACHE_DIR / f"{_cache_key(paths, max_games, limits)}.npz"
     if cached.exists():
         return LadderSet.load(cached)
     found = build(paths, max_games, limits=limits)
