@@ -238,6 +238,7 @@ def analyze_game(self, analysis_id: int, job: int | None = None) -> dict:
         if not outcome.more:
             if job is not None:
                 jobs.release(job)
+            outcome.announce()
             return outcome.as_json()
         if not self.request.is_eager:
             analyze_game.apply_async(args=(analysis_id, job))

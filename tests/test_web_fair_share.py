@@ -294,3 +294,24 @@ def test_the_in_process_runner_forgets_the_jobs_of_an_earlier_process(monkeypatc
     monkeypatch.setattr(dispatch, "_pools", {})  # this process has run nothing in-process yet
     asyncio.run(dispatch._executor("play"))
     assert list(Job.objects.values_list("pk", flat=True)) == [mine.job]
+
+
+def test_the_slot_is_free_when_the_board_hears_the_analysis_is_done(settings, monkeypatch) -> None:
+    """A user told ``analysis_done`` may ask for the next whole-game analysis at once."""
+    settings.GOWEB_MAX_GAME_ANALYSES = 1
+    settings.GOWEB_REVIEW_VISITS = 4
+    game = make_game("s")
+    game.sgf, game.kind = REVIEW_SGF, Game.Kind.REVIEW
+    game.save()
+    analysis = game.analyses.create()
+    ticket = jobs.request("session:s", jobs.Kind.GAME, {}, replace=False)
+    heard: list[tuple[str, bool]] = []
+
+    def to_group(game_id: int, message: dict) -> None:
+        heard.append((message["type"], Job.objects.filter(pk=ticket.job).exists()))
+
+    monkeypatch.setattr(game_analysis.notify, "to_group", to_group)
+    tasks.analyze_game.apply(args=(analysis.pk, ticket.job))
+    assert heard[-1] == ("analysis_done", False)  # the slot was freed before the message went out
+    assert all(held for kind, held in heard if kind == "progress")
+    assert jobs.request("session:s", jobs.Kind.GAME, {}, replace=False).new

@@ -24,15 +24,25 @@ Status = Analysis.Status
 
 @dataclass(frozen=True)
 class ChunkOutcome:
-    """What a chunk did: the analysis's ``status`` after it, positions ``done``, whether ``more`` remain."""
+    """What a chunk did: the analysis's ``status`` after it, positions ``done``, whether ``more``
+    remain, and the board's last message (``analysis_done`` or ``analysis_cancelled``) when the
+    analysis ended: the caller frees the user's slot first, then sends it with :meth:`announce`, so
+    that a user told the analysis is over may ask for the next one at once."""
 
     status: str
     done: int
     more: bool = False
+    game_id: int | None = None
+    last_message: dict | None = None
 
     def as_json(self) -> dict:
         """Return ``{"status", "done"}``."""
         return {"status": self.status, "done": self.done}
+
+    def announce(self) -> None:
+        """Send the last message to the game's board, if the analysis ended in this chunk."""
+        if self.last_message is not None and self.game_id is not None:
+            notify.to_group(self.game_id, self.last_message)
 
 
 def _save(analysis_id: int, start: int, new: list[dict], status: str) -> bool:
@@ -53,8 +63,9 @@ def _save(analysis_id: int, start: int, new: list[dict], status: str) -> bool:
 def run_chunk(analysis_id: int, evaluator: Evaluator, visits: int, chunk: int) -> ChunkOutcome:
     """Analyse up to ``chunk`` positions after the saved ones with ``visits`` search visits each.
 
-    Stops early, saving what it did, when ``cancel_requested`` is set (the board gets
-    ``analysis_cancelled``); sends ``analysis_done`` with the mistakes after the last position.
+    Stops early, saving what it did, when ``cancel_requested`` is set; the outcome's last message
+    is then ``analysis_cancelled``, and after the last position ``analysis_done`` with the mistakes
+    (see :meth:`ChunkOutcome.announce`).
     Raises Analysis.DoesNotExist, and whatever the evaluator raises.
     """
     analysis = Analysis.objects.select_related("game").get(pk=analysis_id)
@@ -74,8 +85,8 @@ def run_chunk(analysis_id: int, evaluator: Evaluator, visits: int, chunk: int) -
         if Analysis.objects.filter(pk=analysis_id, cancel_requested=True).exists():
             if not _save(analysis_id, start, new, Status.CANCELLED):
                 return ChunkOutcome("superseded", start)
-            notify.to_group(game_id, {"type": "analysis_cancelled", "analysis": analysis_id, "done": k})
-            return ChunkOutcome(Status.CANCELLED, k)
+            cancelled = {"type": "analysis_cancelled", "analysis": analysis_id, "done": k}
+            return ChunkOutcome(Status.CANCELLED, k, game_id=game_id, last_message=cancelled)
         entry = game_entry(position, next_move, k, evaluator, visits)
         new.append(entry)
         notify.to_group(
@@ -86,14 +97,12 @@ def run_chunk(analysis_id: int, evaluator: Evaluator, visits: int, chunk: int) -
     status = Status.DONE if done == total else Status.RUNNING
     if not _save(analysis_id, start, new, status):
         return ChunkOutcome("superseded", start)
-    if status == Status.DONE:
-        results = Analysis.objects.get(pk=analysis_id).results
-        notify.to_group(
-            game_id,
-            {"type": "analysis_done", "analysis": analysis_id, "mistakes": mistakes(results),
-             "point_mistakes": mistakes(results, by="score")},
-        )
-    return ChunkOutcome(status, done, more=status == Status.RUNNING)
+    if status != Status.DONE:
+        return ChunkOutcome(status, done, more=True)
+    results = Analysis.objects.get(pk=analysis_id).results
+    finished = {"type": "analysis_done", "analysis": analysis_id, "mistakes": mistakes(results),
+                "point_mistakes": mistakes(results, by="score")}
+    return ChunkOutcome(status, done, game_id=game_id, last_message=finished)
 
 
 def fail(analysis_id: int, exc: Exception) -> None:
