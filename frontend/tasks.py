@@ -149,8 +149,8 @@ def _analyze_position(query: dict, reply_channel: str | None) -> dict:
         parsed = PositionQuery.from_json(query)
         net = engine.network(parsed.network)
         backpred = None
-        if parsed.backpred and engine.zoo().names("previous"):
-            backpred = engine.network(parsed.backpred_network, "previous")
+        if parsed.backpred and engine.zoo().names("previous", parsed.size):
+            backpred = engine.network(parsed.backpred_network, "previous", parsed.size)
         policy_net = None if net.has_value else net
         result = answer_query(parsed, engine.evaluator(parsed.network), policy_net, backpred, net)
         result["network"] = engine.choose(parsed.network).name

@@ -116,7 +116,7 @@ def review(request: HttpRequest, pk: int) -> HttpResponse:
 def render_review(request: HttpRequest, game: Game, socket: str, shared: bool) -> HttpResponse:
     """Render the review page of ``game`` over the websocket path ``socket``; ``shared``: the
     read-only page of a share link."""
-    zoo = engine.zoo()
+    zoo, record = engine.zoo(), games.record_of(game)
     link = None
     if game.share_token and not shared:
         link = request.build_absolute_uri(reverse("frontend:shared", args=[game.share_token]))
@@ -125,9 +125,9 @@ def render_review(request: HttpRequest, game: Game, socket: str, shared: bool) -
         "socket": socket,
         "shared": shared,
         "share_link": link,
-        "timeline": games.timeline(games.record_of(game)),
-        "networks": _by_default(zoo, "next"),
-        "backpred_networks": _by_default(zoo, "previous"),
+        "timeline": games.timeline(record),
+        "networks": _by_default(zoo, "next", record.size),
+        "backpred_networks": _by_default(zoo, "previous", record.size),
         "feature_sets": {
             name: [{"name": p.name, "description": p.description} for p in fs.planes]
             for name, fs in FEATURE_SETS.items()
@@ -136,10 +136,11 @@ def render_review(request: HttpRequest, game: Game, socket: str, shared: bool) -
     return render(request, "frontend/review.html", context)
 
 
-def _by_default(zoo: Zoo, role: str) -> list[str]:
-    """Return the names of the shipped networks of ``role``, the default first."""
-    default = zoo.default(role)
-    names = zoo.names(role)
+def _by_default(zoo: Zoo, role: str, size: int) -> list[str]:
+    """Return the names of the shipped networks of ``role`` that read ``size`` boards, the default
+    first."""
+    default = zoo.default(role, size)
+    names = zoo.names(role, size)
     return sorted(names, key=lambda name: name != (default.name if default else None))
 
 

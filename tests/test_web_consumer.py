@@ -126,6 +126,8 @@ def test_two_passes_start_scoring_with_toggleable_dead_stones() -> None:
         ({"type": "analyze", "move_number": 5}, "move_number must be between 0 and 0, got 5"),
         ({"type": "analyze", "move_number": 0, "ownership": 1},
          "analyze: field 'ownership' must be a boolean"),
+        ({"type": "analyze", "move_number": 0, "backpred": True, "backpred_network": "tk-cnn1"},
+         "network 'tk-cnn1' reads 19x19 boards only, not 9x9; back-prediction networks for 9x9: backpred"),
         ({"type": "estimate", "move_number": "0"}, "estimate: field 'move_number' must be an integer"),
         ({"type": "estimate", "move_number": -1}, "move_number must be between 0 and 0, got -1"),
         ({"type": "estimate", "ownership": True}, "estimate: unknown field(s) ownership"),

@@ -347,3 +347,14 @@ def test_api_analyzes_with_the_network_named_and_refuses_an_unknown_one(client) 
     assert bad.status_code == 400
     message = bad.json()["error"]
     assert message.startswith("unknown next-move network 'alphago'; known: ") and "golois" in message
+
+
+def test_a_small_boards_review_offers_only_networks_that_read_it(client) -> None:
+    def backpred_menu(sgf: str) -> str:
+        location = client.post("/review", {"text": sgf})["Location"]
+        page = client.get(location).content.decode()
+        return page.split('id="backpred-network"')[1].split("</select>")[0]
+
+    small = backpred_menu("(;GM[1]FF[4]SZ[9];B[ee])")
+    assert "backpred" in small and "tk-cnn1" not in small
+    assert "tk-cnn1" in backpred_menu("(;GM[1]FF[4]SZ[19];B[pd])")

@@ -97,19 +97,20 @@ def position_query(
     searched to ``GOWEB_REVIEW_VISITS`` with the networks named (empty: the defaults), with the
     network's ownership map when ``ownership``.
 
-    Raises GameError for a move number out of range, UnknownNetwork for a network not shipped.
+    Raises GameError for a move number out of range, UnknownNetwork for a network not shipped
+    (or not for this board size).
     """
-    network = engine.choose(network).name
-    if backpred and backpred_network:
-        engine.choose(backpred_network, "previous")
     game = Game.objects.get(pk=game_id)
     record = games.record_of(game)
+    size = record.size
+    network = engine.choose(network, size=size).name
+    if backpred and backpred_network:
+        engine.choose(backpred_network, "previous", size)
     moves = record.main_line_moves()
     if move_number is None:
         move_number = len(moves)
     _check_move_number(len(moves), move_number)
     setup = record.initial_setup()
-    size = record.size
     return PositionQuery(
         size=size,
         komi=record.komi,

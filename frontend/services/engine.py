@@ -36,15 +36,17 @@ def zoo() -> Zoo:
     return shipped(settings.GOWEB_WEIGHTS_DIR)
 
 
-def choose(name: str | None, role: str = "next") -> ZooEntry:
+def choose(name: str | None, role: str = "next", size: int | None = None) -> ZooEntry:
     """Return the shipped network called ``name`` of ``role``, or that role's default when ``name``
-    is empty.  Raises UnknownNetwork (listing the known ones) for a name that is not shipped, or
-    when no network of that role is shipped."""
+    is empty; with ``size``, one that reads boards of that size.  Raises UnknownNetwork (listing the
+    known ones) for a name that is not shipped or does not read the board, or when no network of
+    that role is shipped for it."""
     if name:
-        return zoo().entry(name, role)
-    default = zoo().default(role)
+        return zoo().entry(name, role, size)
+    default = zoo().default(role, size)
     if default is None:
-        raise UnknownNetwork(f"no {role}-move network is shipped in {settings.GOWEB_WEIGHTS_DIR}")
+        board = f" for {size}x{size}" if size else ""
+        raise UnknownNetwork(f"no {role}-move network{board} is shipped in {settings.GOWEB_WEIGHTS_DIR}")
     return default
 
 
@@ -57,12 +59,13 @@ def _loaded() -> ModuleType:
     return networks
 
 
-def network(name: str | None = None, role: str = "next") -> Network:
-    """Return this process's copy of the network ``name`` (default: the role's default).
+def network(name: str | None = None, role: str = "next", size: int | None = None) -> Network:
+    """Return this process's copy of the network ``name`` (default: the role's default), checked
+    to read boards of ``size`` if given.
 
     Raises UnknownNetwork, or FileNotFoundError/CheckpointError for a bad checkpoint.
     """
-    return _loaded().network(choose(name, role).path)
+    return _loaded().network(choose(name, role, size).path)
 
 
 def evaluator(name: str | None = None) -> LockedEvaluator:
