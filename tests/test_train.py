@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -190,6 +191,24 @@ def test_torchrun_trains_with_two_cpu_processes_on_gloo(tmp_path: Path, games: P
     assert done.returncode == 0, done.stderr[-2000:]
     saved = checkpoint.load(tmp_path / "ddp" / "last.pt")
     assert saved["samples"] == 32  # two ranks of 8 per step, two steps
+
+
+def test_sigterm_ends_a_run_cleanly_with_its_checkpoint_saved(tmp_path: Path, games: Path) -> None:
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    cmd = [sys.executable, "-m", "analysis.train", "--preset", "golois-b4c48", "--data", str(games),
+           "--run-dir", str(tmp_path / "run"), "--batch-size", "8", "--workers", "0"]
+    run = subprocess.Popen(cmd, cwd=ROOT, env=env, stderr=subprocess.PIPE, text=True)
+    try:
+        seen = ""
+        while "samples " not in seen:  # the first progress line: the loop is running
+            char = run.stderr.read(1)
+            assert char, f"the run ended early: {seen[-2000:]}"
+            seen += char
+        run.send_signal(signal.SIGTERM)
+        assert run.wait(timeout=120) == 0
+    finally:
+        run.kill()
+    assert checkpoint.load(tmp_path / "run" / "last.pt")["samples"] > 0
 
 
 def test_back_prediction_samples_target_the_previous_move_among_the_opponents_stones(games: Path) -> None:

@@ -40,6 +40,7 @@ from analysis.train.example_sampler import ExampleSampler
 from analysis.train.losses import AllHeads, losses
 from analysis.train.metrics import Metrics
 from analysis.train.schedule import PlateauHalving
+from analysis.train.stopping import stop_on_sigterm
 from analysis.train.teacher import TeacherSampler
 from analysis.train.warmstart import transplant
 
@@ -244,7 +245,8 @@ def _start(cfg: TrainConfig) -> _Run:
 
 
 def train(cfg: TrainConfig) -> dict:
-    """Train until ``max_samples`` or ``max_minutes`` (0: no limit); return the last validation metrics."""
+    """Train until ``max_samples`` or ``max_minutes`` (0: no limit) or a SIGTERM
+    (:mod:`analysis.train.stopping`); return the last validation metrics."""
     distributed = int(os.environ.get("WORLD_SIZE", "1")) > 1
     if distributed and not dist.is_initialized():
         dist.init_process_group("nccl" if torch.cuda.is_available() else "gloo")
@@ -290,47 +292,48 @@ def train(cfg: TrainConfig) -> dict:
                         metrics=metrics)
 
     net.train()
-    for batch in itertools.chain([first], batches):
-        for group in optimizer.param_groups:
-            group["lr"] = schedule.rate
-        loss, parts = losses(net, batch, cfg, dtype)
-        optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        optimizer.step()
-        samples += len(batch["moves"]) * world
-        schedule.observe(parts["policy"], len(batch["moves"]) * world)
-        window.append(parts)
-        now = time.time()
-        if rank == 0 and cfg.progress and now - last_print > 10:
-            mean = {k: float(np.mean([w[k] for w in window if k in w])) for k in window[-1]}
-            rate = sum(1 for _ in window) * cfg.batch_size * world / (now - last_print)
-            print(f"\rsamples {samples:,}  {rate:.0f}/s  loss {mean['policy']:.3f}  acc {mean['acc']:.3f}  "
-                  f"lr {schedule.rate:.2g}", end="", file=sys.stderr, flush=True)
-            log.write({"samples": samples, "wall_seconds": round(run.wall + now - started),
-                       "samples_per_s": round(rate), "lr": schedule.rate,
-                       **{f"train_{k}": round(v, 4) for k, v in mean.items()}})
-            window.clear()
-            last_print = now
-        if rank == 0 and validator and samples >= next_validation:
-            metrics = validator.run(model, dtype)
-            next_validation += cfg.validate_every
-            if metrics["top1"] > best:
-                best = metrics["top1"]
-                checkpoint.save(run_dir / "best.pt", model, run.preset, samples=samples,
-                                wall_seconds=round(run.wall + now - started), metrics=metrics)
-            print(f"\nvalidation at {samples:,}: top1 {metrics['top1']:.4f} top5 {metrics['top5']:.4f} "
-                  f"loss {metrics['policy_loss']:.4f}", file=sys.stderr, flush=True)
-            log.write({"samples": samples, "wall_seconds": round(run.wall + now - started),
-                       "lr": schedule.rate, "val_top1": round(metrics["top1"], 4),
-                       "val_top5": round(metrics["top5"], 4),
-                       "val_policy_loss": round(metrics["policy_loss"], 4),
-                       "val_value_log_loss": round(metrics.get("value_log_loss", math.nan), 4)})
-        if rank == 0 and now - last_ckpt > cfg.checkpoint_minutes * 60:
-            save_checkpoint()
-            last_ckpt = now
-        if (cfg.max_samples and samples >= cfg.max_samples) or (
-                cfg.max_minutes and now - started >= cfg.max_minutes * 60):
-            break
+    with stop_on_sigterm() as stop:
+        for batch in itertools.chain([first], batches):
+            for group in optimizer.param_groups:
+                group["lr"] = schedule.rate
+            loss, parts = losses(net, batch, cfg, dtype)
+            optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            optimizer.step()
+            samples += len(batch["moves"]) * world
+            schedule.observe(parts["policy"], len(batch["moves"]) * world)
+            window.append(parts)
+            now = time.time()
+            if rank == 0 and cfg.progress and now - last_print > 10:
+                mean = {k: float(np.mean([w[k] for w in window if k in w])) for k in window[-1]}
+                rate = sum(1 for _ in window) * cfg.batch_size * world / (now - last_print)
+                print(f"\rsamples {samples:,}  {rate:.0f}/s  loss {mean['policy']:.3f}  "
+                      f"acc {mean['acc']:.3f}  lr {schedule.rate:.2g}", end="", file=sys.stderr, flush=True)
+                log.write({"samples": samples, "wall_seconds": round(run.wall + now - started),
+                           "samples_per_s": round(rate), "lr": schedule.rate,
+                           **{f"train_{k}": round(v, 4) for k, v in mean.items()}})
+                window.clear()
+                last_print = now
+            if rank == 0 and validator and samples >= next_validation:
+                metrics = validator.run(model, dtype)
+                next_validation += cfg.validate_every
+                if metrics["top1"] > best:
+                    best = metrics["top1"]
+                    checkpoint.save(run_dir / "best.pt", model, run.preset, samples=samples,
+                                    wall_seconds=round(run.wall + now - started), metrics=metrics)
+                print(f"\nvalidation at {samples:,}: top1 {metrics['top1']:.4f} top5 {metrics['top5']:.4f} "
+                      f"loss {metrics['policy_loss']:.4f}", file=sys.stderr, flush=True)
+                log.write({"samples": samples, "wall_seconds": round(run.wall + now - started),
+                           "lr": schedule.rate, "val_top1": round(metrics["top1"], 4),
+                           "val_top5": round(metrics["top5"], 4),
+                           "val_policy_loss": round(metrics["policy_loss"], 4),
+                           "val_value_log_loss": round(metrics.get("value_log_loss", math.nan), 4)})
+            if rank == 0 and now - last_ckpt > cfg.checkpoint_minutes * 60:
+                save_checkpoint()
+                last_ckpt = now
+            if stop.requested or (cfg.max_samples and samples >= cfg.max_samples) or (
+                    cfg.max_minutes and now - started >= cfg.max_minutes * 60):
+                break
     if rank == 0:
         if validator:
             metrics = validator.run(model, dtype)
