@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import json
+from pathlib import Path
 
 import pytest
 from asgiref.sync import sync_to_async
@@ -13,6 +15,8 @@ from frontend.services import dispatch, engine
 from tests.score_net import NAME as SCORE_NET
 from tests.score_net import write_score_weights
 from tests.web_helpers import connect, make_game, new_session, receive_until
+
+ROOT = Path(__file__).resolve().parents[1]
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -282,9 +286,14 @@ def test_comparing_networks_refuses_the_same_one_twice_and_unknown_ones() -> Non
     asyncio.run(scenario())
 
 
-def test_the_estimate_without_score_and_ownership_heads_says_so() -> None:
-    """Today's default network has a value head only: the estimate has its win rate, null fields
-    for the rest and a message naming the heads it lacks."""
+def test_the_estimate_without_score_and_ownership_heads_says_so(settings, tmp_path: Path) -> None:
+    """A default network with a value head only (the first Golois net): the estimate has its win
+    rate, null fields for the rest and a message naming the heads it lacks."""
+    (tmp_path / "golois.pt").symlink_to(ROOT / "weights" / "golois.pt")
+    manifest = {"default": {"next": "golois"}, "networks": [
+        {"name": "golois", "file": "golois.pt", "role": "next", "title": "t", "paper": "p", "paper_figure": "f"}]}
+    (tmp_path / "zoo.json").write_text(json.dumps(manifest))
+    settings.GOWEB_WEIGHTS_DIR = str(tmp_path)
     key = new_session()
     game = make_game(key)
     game.sgf = "(;GM[1]FF[4]SZ[9]KM[7.5];B[ee];W[cc])"

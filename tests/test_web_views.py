@@ -331,9 +331,11 @@ def test_api_bad_json_method_and_rate_limit(client, settings) -> None:
 def test_api_lists_the_shipped_networks_with_their_figures(client) -> None:
     body = client.get("/api/networks").json()
     names = [n["name"] for n in body["networks"]]
-    assert "golois" in names and body["default"]["next"] == "golois"
+    assert "golois" in names and body["default"]["next"] == "golois-score"
+    default = body["networks"][names.index("golois-score")]
+    assert default["file"] == "policy.pt"  # the default weights everything else loads
     golois = body["networks"][names.index("golois")]
-    assert golois["role"] == "next" and golois["file"] == "policy.pt" and "Cazenave" in golois["paper"]
+    assert golois["role"] == "next" and golois["file"] == "golois.pt" and "Cazenave" in golois["paper"]
     assert 0.4 < golois["validation"]["top1"] < 1 and "58.5%" in golois["paper_figure"]
 
 
