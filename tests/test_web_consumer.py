@@ -291,7 +291,8 @@ def test_the_estimate_without_score_and_ownership_heads_says_so(settings, tmp_pa
     rate, null fields for the rest and a message naming the heads it lacks."""
     (tmp_path / "golois.pt").symlink_to(ROOT / "weights" / "golois.pt")
     manifest = {"default": {"next": "golois"}, "networks": [
-        {"name": "golois", "file": "golois.pt", "role": "next", "title": "t", "paper": "p", "paper_figure": "f"}]}
+        {"name": "golois", "file": "golois.pt", "role": "next", "title": "t", "paper": "p",
+         "paper_figure": "f"}]}
     (tmp_path / "zoo.json").write_text(json.dumps(manifest))
     settings.GOWEB_WEIGHTS_DIR = str(tmp_path)
     key = new_session()
