@@ -30,7 +30,7 @@ from torch import nn
 
 from analysis.nets.base import NetConfig
 from analysis.nets.fixed_board import crop_points, pad_to_board, policy_logits
-from analysis.nets.tang_kaneko import he_init
+from analysis.nets.tang_kaneko import check_policy_only, he_init
 
 EPSILON = 1e-12  # keeps square roots differentiable at 0; far below the squared lengths at initialisation
 
@@ -97,8 +97,7 @@ class TangKanekoCapsuleConfig(NetConfig):
     board_size: int = 19
 
     def __post_init__(self) -> None:
-        if self.value_head or self.ownership_head or self.score_head or self.future_moves != 1:
-            raise ValueError("Tang & Kaneko's nets have one policy head and no other")
+        check_policy_only(self)
 
     @property
     def primary_grid(self) -> int:

@@ -41,6 +41,13 @@ def he_init(model: nn.Module) -> None:
             nn.init.zeros_(layer.bias)
 
 
+def check_policy_only(config: NetConfig) -> None:
+    """Raise ValueError when ``config`` asks for a head besides the one policy head (value,
+    ownership, score, darkforest's later moves): Tang & Kaneko's nets have no other."""
+    if config.value_head or config.ownership_head or config.score_head or config.future_moves != 1:
+        raise ValueError("Tang & Kaneko's nets have one policy head and no other")
+
+
 @dataclass(frozen=True)
 class TangKanekoCNNConfig(NetConfig):
     """Architecture of a Tang & Kaneko CNN; saved inside every checkpoint.
@@ -64,8 +71,7 @@ class TangKanekoCNNConfig(NetConfig):
     board_size: int = 19
 
     def __post_init__(self) -> None:
-        if self.value_head or self.ownership_head or self.score_head or self.future_moves != 1:
-            raise ValueError("Tang & Kaneko's nets have one policy head and no other")
+        check_policy_only(self)
         if self.blocks < 1:
             raise ValueError(f"a Tang & Kaneko CNN needs at least one convolution, not {self.blocks}")
 
