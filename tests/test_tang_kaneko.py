@@ -145,7 +145,7 @@ def test_routing_couplings_sum_to_one_over_the_output_capsules_and_lengths_stay_
         route(predictions, iterations=0)
 
 
-def test_the_capsule_net_has_one_capsule_per_point_whose_length_gives_the_policy() -> None:
+def test_the_capsule_net_has_one_capsule_per_point_and_pass_whose_lengths_give_the_policy() -> None:
     torch.manual_seed(0)
     model = build(get_preset("tk-capsule")).eval()
     assert isinstance(model, TangKanekoCapsuleNet) and isinstance(model.capsules, CapsuleLayer)
@@ -153,13 +153,13 @@ def test_the_capsule_net_has_one_capsule_per_point_whose_length_gives_the_policy
         model.capsules.weight.mul_(100)  # long capsules, some near 1
     x = (torch.rand(2, 1, 19, 19) > 0.5).float() - (torch.rand(2, 1, 19, 19) > 0.5).float()
     with torch.inference_mode():
-        v, coupling, _ = model.point_capsules(x)
+        v, coupling = model.point_capsules(x)
         policy, _ = model(x)
-    assert v.shape == (2, 361, 8) and coupling.shape == (2, 100, 361)
+    assert v.shape == (2, 362, 8) and coupling.shape == (2, 100, 362)
     torch.testing.assert_close(coupling.sum(dim=2), torch.ones(2, 100))
     lengths = v.norm(dim=-1)
     assert (lengths < 1).all()
-    probs = torch.softmax(policy[:, 0, :361], dim=1)
+    probs = torch.softmax(policy[:, 0], dim=1)  # the 361 points, then pass
     torch.testing.assert_close(probs, lengths / lengths.sum(dim=1, keepdim=True), rtol=1e-4, atol=1e-6)
 
 

@@ -17,8 +17,9 @@ and 4 types of 8 dimensions make 100 primary capsules, 2.3 million matrix weight
 predictions and about 17 million multiply-adds a position: small enough to train on two CPU
 cores (8 types measured twice as slow).  The convolutions start with He initialisation, as
 the CNN's do (see :mod:`analysis.nets.tang_kaneko`).  The point capsules have 8
-dimensions (the paper sets theirs to its number of board states).  A pass logit comes from the
-pooled convolution, as the app's policies cover pass.
+dimensions (the paper sets theirs to its number of board states).  The app's policies cover
+pass, so pass is one more routed capsule (the last), on the same scale as the points: the
+policy is every capsule's length, normalised to sum to one.
 """
 
 from __future__ import annotations
@@ -116,15 +117,14 @@ class TangKanekoCapsuleNet(nn.Module):
         self.conv = nn.Conv2d(c.in_planes, c.channels, c.conv_kernel, padding=c.conv_kernel // 2)
         self.primary = nn.Conv2d(c.channels, c.primary_types * c.primary_dim, c.primary_kernel,
                                  stride=c.primary_stride, padding=c.primary_kernel // 2)
-        self.capsules = CapsuleLayer(c.primary_types * c.primary_grid ** 2, c.primary_dim, c.board_size ** 2,
+        self.capsules = CapsuleLayer(c.primary_types * c.primary_grid ** 2, c.primary_dim, c.board_size ** 2 + 1,
                                      c.point_dim, c.iterations)
-        self.pass_fc = nn.Linear(c.channels, 1)
-        for layer in (self.conv, self.primary, self.pass_fc):
+        for layer in (self.conv, self.primary):
             he_init(layer)
 
-    def point_capsules(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        """(N, in_planes, H, W) -> (point capsules (N, board * board, point_dim), coupling
-        coefficients (N, primary capsules, board * board), pooled convolution (N, channels)).
+    def point_capsules(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """(N, in_planes, H, W) -> (capsules (N, board * board + 1, point_dim): one per point, then
+        pass; coupling coefficients (N, primary capsules, board * board + 1)).
 
         Raises ValueError for a board larger than ``board_size``.
         """
@@ -132,8 +132,7 @@ class TangKanekoCapsuleNet(nn.Module):
         features = torch.relu(self.conv(pad_to_board(x, c.board_size)))
         primary = self.primary(features).unflatten(1, (c.primary_types, c.primary_dim))  # (N, T, D, g, g)
         primary = squash(primary.permute(0, 1, 3, 4, 2).flatten(1, 3))  # (N, T * g * g, D)
-        v, coupling = self.capsules(primary)
-        return v, coupling, features.mean(dim=(2, 3))
+        return self.capsules(primary)
 
     def forward(self, x: torch.Tensor, legal: torch.Tensor | None = None) -> tuple[torch.Tensor, None]:
         """(N, in_planes, H, W), H and W at most ``board_size``, legal (N, H*W + 1) bool or None ->
@@ -142,8 +141,8 @@ class TangKanekoCapsuleNet(nn.Module):
 
     def forward_all(self, x: torch.Tensor, legal: torch.Tensor | None = None) -> dict[str, torch.Tensor]:
         """(N, in_planes, H, W), legal (N, H*W + 1) bool or None -> {"policy": (N, 1, H*W + 1) logits,
-        the log of each point capsule's length and a pass logit}."""
+        the log of each point's capsule length, then pass's}."""
         h, w = x.shape[-2:]
-        v, _, pooled = self.point_capsules(x)
-        lengths = torch.sqrt((v * v).sum(-1) + EPSILON)
-        return {"policy": policy_logits(crop_points(torch.log(lengths), h, w), self.pass_fc(pooled), legal)}
+        v, _ = self.point_capsules(x)
+        logits = torch.log(torch.sqrt((v * v).sum(-1) + EPSILON))
+        return {"policy": policy_logits(crop_points(logits[:, :-1], h, w), logits[:, -1:], legal)}
