@@ -14,12 +14,14 @@ import pytest
 import torch
 
 from analysis.bot.levels import LEVELS, get_level
+from analysis.bot.load import load_bot
 from analysis.bot.player import Bot
 from analysis.bot.resign import handicap_stones, resign_threshold
 from analysis.features import get_feature_set
 from analysis.go.coords import BLACK, WHITE, from_gtp
 from analysis.go.handicap import fixed_handicap_points
 from analysis.go.position import Position
+from analysis.mcts.candidates import candidate_moves
 from analysis.gtp.engine import GtpEngine
 from analysis.nets.golois import GoloisConfig, GoloisNet
 from analysis.nets.inference import Network
@@ -176,3 +178,17 @@ def test_whites_resign_threshold_rises_back_as_the_handicap_game_goes_on() -> No
         pos.pass_move()
     assert resign_threshold(0.05, pos) == pytest.approx(0.05)  # 50 moves > 0.6 * 81
     assert resign_threshold(0.05, Position(9)) == 0.05
+
+
+def test_the_darkforest_level_searches_only_the_top_moves_of_the_shipped_three_step_net() -> None:
+    bot = load_bot("darkforest-2s", resign_threshold=0)
+    assert bot.net.config.future_moves == 3 and bot.level.tree_policy == "darkforest"
+    pos = Position(19)
+    for vertex in ("Q16", "D4", "Q3", "D16"):
+        pos.play(from_gtp(vertex, 19))
+    prior = bot.net.predict([pos]).policy[0]
+    legal = np.array([pos.is_legal(p) for p in range(361)] + [True])
+    searched, _ = candidate_moves(prior, legal, bot.search_at(pos).config)
+    assert 1 <= len(searched) < 20
+    decision = bot.choose(pos)
+    assert decision.move in searched.tolist() and 0 <= decision.win_rate <= 1
