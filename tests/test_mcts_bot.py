@@ -21,8 +21,8 @@ from analysis.features import get_feature_set
 from analysis.go.coords import BLACK, WHITE, from_gtp
 from analysis.go.handicap import fixed_handicap_points
 from analysis.go.position import Position
-from analysis.mcts.candidates import candidate_moves
 from analysis.gtp.engine import GtpEngine
+from analysis.mcts.candidates import candidate_moves
 from analysis.nets.golois import GoloisConfig, GoloisNet
 from analysis.nets.inference import Network
 

@@ -117,8 +117,8 @@ class TangKanekoCapsuleNet(nn.Module):
         self.conv = nn.Conv2d(c.in_planes, c.channels, c.conv_kernel, padding=c.conv_kernel // 2)
         self.primary = nn.Conv2d(c.channels, c.primary_types * c.primary_dim, c.primary_kernel,
                                  stride=c.primary_stride, padding=c.primary_kernel // 2)
-        self.capsules = CapsuleLayer(c.primary_types * c.primary_grid ** 2, c.primary_dim, c.board_size ** 2 + 1,
-                                     c.point_dim, c.iterations)
+        self.capsules = CapsuleLayer(c.primary_types * c.primary_grid ** 2, c.primary_dim,
+                                     c.board_size ** 2 + 1, c.point_dim, c.iterations)
         for layer in (self.conv, self.primary):
             he_init(layer)
 
