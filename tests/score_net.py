@@ -1,4 +1,5 @@
-"""A weights directory whose default next-move network has a score and an ownership head.
+"""Weights directories for the tests: a ``zoo.json`` of chosen networks, and one whose default
+next-move network has a score and an ownership head.
 
 The trained score network ships later; until then the tests use an UNTRAINED
 ``golois-score-b6c64``: its outputs are random but have the shapes and ranges of a trained one's.
@@ -18,6 +19,14 @@ PRESET = "golois-score-b6c64"
 NAME = "golois-score"
 
 
+def write_zoo(directory: Path, default: str, networks: list[dict]) -> None:
+    """Write ``directory/zoo.json`` listing ``networks`` (name, file and role each; the other fields
+    a test does not name are filled in), ``default`` the default next-move network."""
+    filler = {"title": "a test network", "paper": "test", "paper_figure": "none", "validation": {}}
+    manifest = {"default": {"next": default}, "networks": [{**filler, **n} for n in networks]}
+    (directory / "zoo.json").write_text(json.dumps(manifest))
+
+
 def write_score_weights(directory: Path, ownership_gain: float = 1.0) -> Path:
     """Write ``zoo.json`` and an untrained ``golois-score-b6c64`` (seeded, the default next-move
     network, named ``golois-score``) into ``directory``; return ``directory``.
@@ -30,8 +39,6 @@ def write_score_weights(directory: Path, ownership_gain: float = 1.0) -> Path:
     with torch.no_grad():
         model.ownership.conv2.weight.mul_(ownership_gain)
     checkpoint.save(directory / "score.pt", model, PRESET)
-    entry = {"name": NAME, "file": "score.pt", "role": "next",
-             "title": "an untrained score and ownership net",
-             "paper": "test", "paper_figure": "none", "validation": {}}
-    (directory / "zoo.json").write_text(json.dumps({"default": {"next": NAME}, "networks": [entry]}))
+    write_zoo(directory, NAME, [{"name": NAME, "file": "score.pt", "role": "next",
+                                 "title": "an untrained score and ownership net"}])
     return directory

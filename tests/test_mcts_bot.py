@@ -187,7 +187,7 @@ def test_the_darkforest_level_searches_only_the_top_moves_of_the_shipped_three_s
     for vertex in ("Q16", "D4", "Q3", "D16"):
         pos.play(from_gtp(vertex, 19))
     prior = bot.net.predict([pos]).policy[0]
-    legal = np.array([pos.is_legal(p) for p in range(361)] + [True])
+    legal = np.append(pos.legal_points(), True)  # pass is always legal
     searched, _ = candidate_moves(prior, legal, bot.search_at(pos).config)
     assert 1 <= len(searched) < 20
     decision = bot.choose(pos)

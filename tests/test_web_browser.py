@@ -27,7 +27,7 @@ from analysis.features import get_feature_set
 from analysis.nets import checkpoint
 from analysis.nets.golois import GoloisConfig
 from analysis.nets.presets import build
-from tests.score_net import write_score_weights
+from tests.score_net import write_score_weights, write_zoo
 
 CHROMIUM = "/usr/bin/chromium"
 ROOT = Path(__file__).resolve().parent.parent
@@ -309,12 +309,10 @@ def two_network_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]
     torch.manual_seed(0)
     small = build(GoloisConfig(get_feature_set("golois").num_planes, 1, 8, value_head=True))
     checkpoint.save(weights / "small.pt", small, "golois-b1c8")
-    entry = {"role": "next", "paper": "test", "paper_figure": "none", "validation": {}}
-    zoo = {"default": {"next": "golois"}, "networks": [
-        {**entry, "name": "golois", "file": "policy.pt", "title": "the default net"},
-        {**entry, "name": "small", "file": "small.pt", "title": "an untrained net"},
-    ]}
-    (weights / "zoo.json").write_text(json.dumps(zoo))
+    write_zoo(weights, "golois", [
+        {"name": "golois", "file": "policy.pt", "role": "next", "title": "the default net"},
+        {"name": "small", "file": "small.pt", "role": "next", "title": "an untrained net"},
+    ])
     served = Site(tmp_path_factory.mktemp("site"), GOWEB_WEIGHTS_DIR=str(weights))
     served.start()
     try:

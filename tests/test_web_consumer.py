@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 from pathlib import Path
 
 import pytest
@@ -13,7 +12,7 @@ from django.db import connections
 from frontend.models import Analysis, Game
 from frontend.services import dispatch, engine
 from tests.score_net import NAME as SCORE_NET
-from tests.score_net import write_score_weights
+from tests.score_net import write_score_weights, write_zoo
 from tests.web_helpers import connect, make_game, new_session, receive_until
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -290,10 +289,7 @@ def test_the_estimate_without_score_and_ownership_heads_says_so(settings, tmp_pa
     """A default network with a value head only (the first Golois net): the estimate has its win
     rate, null fields for the rest and a message naming the heads it lacks."""
     (tmp_path / "golois.pt").symlink_to(ROOT / "weights" / "golois.pt")
-    manifest = {"default": {"next": "golois"}, "networks": [
-        {"name": "golois", "file": "golois.pt", "role": "next", "title": "t", "paper": "p",
-         "paper_figure": "f"}]}
-    (tmp_path / "zoo.json").write_text(json.dumps(manifest))
+    write_zoo(tmp_path, "golois", [{"name": "golois", "file": "golois.pt", "role": "next"}])
     settings.GOWEB_WEIGHTS_DIR = str(tmp_path)
     key = new_session()
     game = make_game(key)

@@ -33,7 +33,7 @@ from analysis.nets.base import NetConfig
 from analysis.nets.fixed_board import crop_points, pad_to_board, policy_logits
 from analysis.nets.tang_kaneko import check_policy_only, he_init
 
-EPSILON = 1e-12  # keeps square roots differentiable at 0; far below the squared lengths at initialisation
+EPSILON = 1e-12  # keeps square roots and logs finite at 0; far below the squared lengths at initialisation
 
 
 def squash(s: torch.Tensor, dim: int = -1) -> torch.Tensor:
@@ -144,5 +144,5 @@ class TangKanekoCapsuleNet(nn.Module):
         the log of each point's capsule length, then pass's}."""
         h, w = x.shape[-2:]
         v, _ = self.point_capsules(x)
-        logits = torch.log(torch.sqrt((v * v).sum(-1) + EPSILON))
+        logits = 0.5 * torch.log((v * v).sum(-1) + EPSILON)  # log of the length
         return {"policy": policy_logits(crop_points(logits[:, :-1], h, w), logits[:, -1:], legal)}
