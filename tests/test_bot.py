@@ -80,6 +80,27 @@ def test_the_bot_passes_after_the_opponent_only_when_it_is_ahead() -> None:
     assert Bot(get_level("policy"), FakeNet(probs, 0.5)).choose(ahead).move == ahead.pass_point
 
 
+def test_the_bot_resigns_when_the_opponent_keeps_passing_and_it_stays_behind_on_the_count() -> None:
+    board = """
+        . X O . .
+        . X O . .
+        . X O . .
+        . X O . .
+        . X O . .
+    """
+    probs = np.full(26, 1 / 26)
+    behind = Position.from_diagram(board, komi=0.5, to_play=WHITE)
+    behind.pass_move()  # black trails by 5.5 and its value head sees an even game
+    bot = Bot(get_level("policy"), FakeNet(probs, 0.5), resign_moves=3)
+    decisions = [bot.choose(behind) for _ in range(3)]
+    assert [d.move is None for d in decisions] == [False, False, True]
+    assert "passed 3 times" in decisions[2].reason and "by 5.5" in decisions[2].reason
+    bot.reset()
+    assert bot.choose(behind).move is not None
+    never = Bot(get_level("policy"), FakeNet(probs, 0.5), resign_threshold=0)
+    assert all(never.choose(behind).move is not None for _ in range(5))
+
+
 def test_the_bot_resigns_only_after_several_hopeless_moves_and_never_when_off() -> None:
     pos = Position(9)
     probs = np.full(82, 1 / 82)

@@ -4,10 +4,13 @@ Neither the policy levels nor the search levels ever fill their own real eyes.
 After the opponent passes the bot passes too if it is ahead on the area count
 (with the estimated dead stones).  Otherwise a policy level also passes when the
 policy likes passing best or nothing sensible is left, and a search level when
-its most visited move is a pass.  The search levels keep their tree between
-moves (see tree.py).  With a value head the bot resigns once its win rate (the
-network's, or the search root's) has stayed below ``resign_threshold`` for
-``resign_moves`` moves in a row (``resign_threshold=0`` turns resigning off);
+its most visited move is a pass; and once the opponent has passed
+``resign_moves`` times with the bot behind on the count every time, the bot
+resigns (a weak value head would otherwise play on for a hundred moves).
+The search levels keep their tree between moves (see tree.py).  With a value
+head the bot resigns once its win rate (the network's, or the search root's)
+has stayed below ``resign_threshold`` for ``resign_moves`` moves in a row
+(``resign_threshold=0`` turns resigning off);
 White's threshold is lower early in a handicap game (resign.py).
 """
 
@@ -60,6 +63,7 @@ class Bot:
     resign_moves: int = 3
     evaluator: Evaluator | None = None
     history: list[float] = field(default_factory=list)
+    behind_on_passes: int = 0  # the opponent's passes so far with the bot behind on the count
 
     def __post_init__(self) -> None:
         """Raises ValueError if the level needs a network and has none (or one without a value head)."""
@@ -94,6 +98,7 @@ class Bot:
     def reset(self) -> None:
         """Forget the game: call on a new game."""
         self.history.clear()
+        self.behind_on_passes = 0
         if self._tree is not None:
             self._tree.reset()
 
@@ -112,8 +117,14 @@ class Bot:
         start = time.perf_counter()
         if self.level.kind == "rules":
             return Decision(choose_rules_move(position, position.to_play, self.rng), reason="rules")
-        if self._opponent_passed(position) and self._ahead(position):
-            return Decision(position.pass_point, reason="the opponent passed and we are ahead")
+        if self._opponent_passed(position):
+            margin = self._margin(position)
+            if margin > 0:
+                return Decision(position.pass_point, reason="the opponent passed and we are ahead")
+            self.behind_on_passes += 1
+            if self.resign_threshold > 0 and self.behind_on_passes >= self.resign_moves:
+                return Decision(None, reason=f"the opponent passed {self.behind_on_passes} times "
+                                f"with us behind on the count (by {-margin:g} now)")
         if self.level.kind == "mcts":
             return self._search(position, start, seconds, callback, every_seconds)
         return self._policy(position)
@@ -182,6 +193,6 @@ class Bot:
         return last is not None and last.point == position.pass_point
 
     @staticmethod
-    def _ahead(position: Position) -> bool:
-        margin = area_score(position, estimate_dead(position)).margin
-        return margin * position.to_play > 0
+    def _margin(position: Position) -> float:
+        """Return the player to move's lead on the area count, with the estimated dead stones."""
+        return area_score(position, estimate_dead(position)).margin * position.to_play
