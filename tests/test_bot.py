@@ -62,34 +62,29 @@ def test_the_policy_bot_never_fills_its_own_eye() -> None:
     assert pos.is_legal(move)
 
 
+# Black owns 10 points (its 5 stones and the A column), white 15 plus komi 0.5.
+SPLIT_BOARD = """
+    . X O . .
+    . X O . .
+    . X O . .
+    . X O . .
+    . X O . .
+"""
+
+
 def test_the_bot_passes_after_the_opponent_only_when_it_is_ahead() -> None:
-    # Black owns 10 points (its 5 stones and the A column), white 15 plus komi 0.5.
-    board = """
-        . X O . .
-        . X O . .
-        . X O . .
-        . X O . .
-        . X O . .
-    """
     probs = np.full(26, 1 / 26)
-    behind = Position.from_diagram(board, komi=0.5, to_play=WHITE)
+    behind = Position.from_diagram(SPLIT_BOARD, komi=0.5, to_play=WHITE)
     behind.pass_move()  # white passes; black, behind, plays on
     assert Bot(get_level("policy"), FakeNet(probs, 0.5)).choose(behind).move != behind.pass_point
-    ahead = Position.from_diagram(board, komi=0.5, to_play=BLACK)
+    ahead = Position.from_diagram(SPLIT_BOARD, komi=0.5, to_play=BLACK)
     ahead.pass_move()  # black passes; white, ahead, passes too and the game ends
     assert Bot(get_level("policy"), FakeNet(probs, 0.5)).choose(ahead).move == ahead.pass_point
 
 
 def test_the_bot_resigns_when_the_opponent_keeps_passing_and_it_stays_behind_on_the_count() -> None:
-    board = """
-        . X O . .
-        . X O . .
-        . X O . .
-        . X O . .
-        . X O . .
-    """
     probs = np.full(26, 1 / 26)
-    behind = Position.from_diagram(board, komi=0.5, to_play=WHITE)
+    behind = Position.from_diagram(SPLIT_BOARD, komi=0.5, to_play=WHITE)
     behind.pass_move()  # black trails by 5.5 and its value head sees an even game
     bot = Bot(get_level("policy"), FakeNet(probs, 0.5), resign_moves=3)
     decisions = [bot.choose(behind) for _ in range(3)]
