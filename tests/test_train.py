@@ -170,13 +170,14 @@ def test_evaluate_gives_the_numbers_computed_by_hand_for_a_fixed_net(tmp_path: P
     assert bagged["policy_loss"] == pytest.approx(loss / 3, rel=1e-5)  # uniform stays uniform
 
 
-def test_evaluate_command_reports_json_and_rejects_bad_weights(tmp_path: Path, games: Path) -> None:
+def test_evaluate_command_reports_json_in_the_precision_asked_and_rejects_bad_weights(tmp_path: Path, games: Path) -> None:
     net = GoloisNet(GoloisConfig(in_planes=39, blocks=1, channels=8))
     checkpoint.save(tmp_path / "n.pt", net, "n")
     run = [sys.executable, "-m", "analysis.train.evaluate", str(games), "--max-positions", "5"]
-    out = subprocess.run([*run, "--weights", str(tmp_path / "n.pt"), "--json"], capture_output=True,
-                         text=True, cwd=ROOT, check=True)
-    assert json.loads(out.stdout)["positions"] == 3
+    out = subprocess.run([*run, "--weights", str(tmp_path / "n.pt"), "--json", "--dtype", "float32"],
+                         capture_output=True, text=True, cwd=ROOT, check=True)
+    reported = json.loads(out.stdout)
+    assert reported["positions"] == 3 and reported["dtype"] == "float32"
     bad = subprocess.run([*run, "--weights", str(tmp_path / "missing.pt")], capture_output=True, text=True,
                          cwd=ROOT)
     assert bad.returncode == 2 and "missing.pt" in bad.stderr

@@ -51,15 +51,16 @@ class StepHits:
 
 
 def evaluate(paths: list[str], weights: str | None, max_positions: int, symmetries: int,
-             batch: int = 256, ladder_games: int = 0) -> dict:
+             batch: int = 256, ladder_games: int = 0, dtype: str | None = None) -> dict:
     """Return the metrics of the checkpoint ``weights`` (default weights if None) on ``paths``: on
     one position per game, or with ``ladder_games`` on the validation part of the ladder set
-    found in that many games of ``paths``.
+    found in that many games of ``paths``.  ``dtype`` (``float32`` or ``bfloat16``) fixes the
+    precision; None lets the network choose it on this machine.
 
     Raises FileNotFoundError or CheckpointError for a bad checkpoint, ValueError for the ladder
-    set and a network that does not predict the previous move.
+    set and a network that does not predict the previous move, or for an unknown dtype.
     """
-    network = Network.from_checkpoint(weights or checkpoint.DEFAULT_WEIGHTS, max_batch=batch)
+    network = Network.from_checkpoint(weights or checkpoint.DEFAULT_WEIGHTS, max_batch=batch, dtype=dtype)
     config = network.config
     if ladder_games and config.target != "previous":
         raise ValueError("the ladder set measures back-prediction networks (target previous)")
@@ -105,11 +106,13 @@ def main(argv: list[str] | None = None) -> int:
                    help="measure on the validation games of the ladder set found in PATHs")
     p.add_argument("--ladder-games", type=int, default=ladder_set.DEFAULT_GAMES,
                    help="with --ladder-set, the games of PATHs the ladder positions are found in")
+    p.add_argument("--dtype", choices=["float32", "bfloat16"],
+                   help="the precision (default: the faster on this machine)")
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
     try:
         result = evaluate(args.paths, args.weights, args.max_positions, args.symmetries,
-                          ladder_games=args.ladder_games if args.ladder_set else 0)
+                          ladder_games=args.ladder_games if args.ladder_set else 0, dtype=args.dtype)
     except (FileNotFoundError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
