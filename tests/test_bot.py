@@ -96,6 +96,16 @@ def test_the_bot_resigns_when_the_opponent_keeps_passing_and_it_stays_behind_on_
     assert all(never.choose(behind).move is not None for _ in range(5))
 
 
+def test_the_opponents_passes_early_in_the_game_never_make_the_bot_resign() -> None:
+    opening = Position(9, komi=7.5)
+    opening.play(from_gtp("E5", 9))
+    opening.play(from_gtp("C3", 9))
+    opening.play(from_gtp("G7", 9))
+    opening.pass_move()  # white passes with most of the board unowned; black trails by komi
+    bot = Bot(get_level("policy"), FakeNet(np.full(82, 1 / 82), 0.5), resign_moves=3)
+    assert all(bot.choose(opening).move is not None for _ in range(5))
+
+
 def test_the_bot_resigns_only_after_several_hopeless_moves_and_never_when_off() -> None:
     pos = Position(9)
     probs = np.full(82, 1 / 82)

@@ -5,8 +5,9 @@ After the opponent passes the bot passes too if it is ahead on the area count
 (with the estimated dead stones).  Otherwise a policy level also passes when the
 policy likes passing best or nothing sensible is left, and a search level when
 its most visited move is a pass; and once the opponent has passed
-``resign_moves`` times with the bot behind on the count every time, the bot
-resigns (a weak value head would otherwise play on for a hundred moves).
+``resign_moves`` times on a settled board with the bot behind on the count
+every time, the bot resigns (a weak value head would otherwise play on for a
+hundred moves).
 The search levels keep their tree between moves (see tree.py).  With a value
 head the bot resigns once its win rate (the network's, or the search root's)
 has stayed below ``resign_threshold`` for ``resign_moves`` moves in a row
@@ -36,6 +37,8 @@ from analysis.play.simple import choose_move as choose_rules_move
 if TYPE_CHECKING:
     from analysis.nets.inference import Network
 
+SETTLED_NEUTRAL = 0.1  # of the board's points: at most this many owned by neither side on the
+# count, and the count is the game's (earlier, an opponent's pass does not count towards resigning)
 MARGIN_SECONDS = 0.1  # kept free of a timed search's budget, besides two batches' time (at most a
 # quarter of the budget): the search only looks at the clock between batches
 
@@ -117,14 +120,9 @@ class Bot:
         start = time.perf_counter()
         if self.level.kind == "rules":
             return Decision(choose_rules_move(position, position.to_play, self.rng), reason="rules")
-        if self._opponent_passed(position):
-            margin = self._margin(position)
-            if margin > 0:
-                return Decision(position.pass_point, reason="the opponent passed and we are ahead")
-            self.behind_on_passes += 1
-            if self.resign_threshold > 0 and self.behind_on_passes >= self.resign_moves:
-                return Decision(None, reason=f"the opponent passed {self.behind_on_passes} times "
-                                f"with us behind on the count (by {-margin:g} now)")
+        ended = self._answer_to_a_pass(position)
+        if ended is not None:
+            return ended
         if self.level.kind == "mcts":
             return self._search(position, start, seconds, callback, every_seconds)
         return self._policy(position)
@@ -187,12 +185,19 @@ class Bot:
         threshold = resign_threshold(self.resign_threshold, position)
         return self.resign_threshold > 0 and len(recent) == self.resign_moves and max(recent) < threshold
 
-    @staticmethod
-    def _opponent_passed(position: Position) -> bool:
+    def _answer_to_a_pass(self, position: Position) -> Decision | None:
+        """Return a pass if the opponent just passed and we are ahead on the count; a resignation
+        if it has now passed ``resign_moves`` times on a settled board with us behind; else None."""
         last = position.last_move
-        return last is not None and last.point == position.pass_point
-
-    @staticmethod
-    def _margin(position: Position) -> float:
-        """Return the player to move's lead on the area count, with the estimated dead stones."""
-        return area_score(position, estimate_dead(position)).margin * position.to_play
+        if last is None or last.point != position.pass_point:
+            return None
+        count = area_score(position, estimate_dead(position))
+        margin = count.margin * position.to_play
+        if margin > 0:
+            return Decision(position.pass_point, reason="the opponent passed and we are ahead")
+        neutral = position.size**2 - count.black - (count.white - position.komi)
+        self.behind_on_passes += neutral <= SETTLED_NEUTRAL * position.size**2
+        if self.resign_threshold > 0 and self.behind_on_passes >= self.resign_moves:
+            return Decision(None, reason=f"the opponent passed {self.behind_on_passes} times "
+                            f"with us behind on the count (by {-margin:g} now)")
+        return None
