@@ -33,8 +33,10 @@ def machine() -> dict:
     """Return a short description of the machine the figures come from."""
     import os
 
+    from analysis.nets.precision import cpu_has_bf16
+
     return {"python": platform.python_version(), "cpu": platform.processor() or platform.machine(),
-            "cores": os.cpu_count()}
+            "cores": os.cpu_count(), "cpu_bf16": cpu_has_bf16()}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -5,8 +5,10 @@ For each network: its validation top-1 and top-10 on the same positions of the v
 the next move for next-move networks, the previous move for back-prediction networks, and each
 of darkforest's heads' top-1; with ``--bagged`` also over the 8 symmetries), its parameters, its
 inference positions/s at batch 1 and 64 on random 19x19 inputs, and its training samples/s at
-batch 128 (the training loop's own step), in the dtype :mod:`analysis.nets.precision` chooses
-on this machine.  The paper's own headline figure stands beside each network's.
+batch 128 (the training loop's own step), in each dtype :mod:`analysis.nets.precision` considers
+on this machine (float32, and bfloat16 where the hardware has it).  The validation figures are
+computed in float32, the same on every machine.  The paper's own headline figure stands beside
+each network's.
 """
 
 from __future__ import annotations
@@ -37,8 +39,12 @@ def measure(entry: ZooEntry, positions: int, min_seconds: float, bagged: bool = 
     """Return one network's figures (see the module docstring)."""
     network = Network.from_checkpoint(entry.path)
     model, config = network.model, network.config
-    dtype = precision.describe(precision.candidate_dtypes(network.device)[0])
-    figures = evaluate([str(VALIDATION)], str(entry.path), positions, symmetries=1)
+    dtypes = [precision.describe(d) for d in precision.candidate_dtypes(network.device)]
+    figures = evaluate([str(VALIDATION)], str(entry.path), positions, symmetries=1, dtype="float32")
+
+    def rate(batch: int, dtype: str) -> float:
+        return inference_positions_per_s(model, config.in_planes, batch, dtype, min_seconds)
+
     row = {
         "role": entry.role,
         "preset": network.info.get("preset"),
@@ -47,18 +53,18 @@ def measure(entry: ZooEntry, positions: int, min_seconds: float, bagged: bool = 
         "validation_positions": figures["positions"],
         "top1": round(figures["top1"], 4),
         "top10": round(figures["top10"], 4),
-        "inference_dtype": dtype,
         "positions_per_s": {
-            f"batch{b}": round(inference_positions_per_s(model, config.in_planes, b, dtype, min_seconds), 1)
-            for b in (1, 64)
+            dtype: {f"batch{b}": round(rate(b, dtype), 1) for b in (1, 64)} for dtype in dtypes
         },
-        "train_samples_per_s": round(train_samples_per_s(config, dtype, min_seconds), 1),
+        "train_samples_per_s": {
+            dtype: round(train_samples_per_s(config, dtype, min_seconds), 1) for dtype in dtypes
+        },
         "paper_figure": entry.paper_figure,
     }
     if "step_top1" in figures:
         row["step_top1"] = figures["step_top1"]
     if bagged:
-        eight = evaluate([str(VALIDATION)], str(entry.path), positions, symmetries=8)
+        eight = evaluate([str(VALIDATION)], str(entry.path), positions, symmetries=8, dtype="float32")
         row["top1_bagged"], row["top10_bagged"] = round(eight["top1"], 4), round(eight["top10"], 4)
     return row
 
