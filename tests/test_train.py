@@ -170,7 +170,9 @@ def test_evaluate_gives_the_numbers_computed_by_hand_for_a_fixed_net(tmp_path: P
     assert bagged["policy_loss"] == pytest.approx(loss / 3, rel=1e-5)  # uniform stays uniform
 
 
-def test_evaluate_command_reports_json_in_the_precision_asked_and_rejects_bad_weights(tmp_path: Path, games: Path) -> None:
+def test_evaluate_command_reports_json_in_the_precision_asked_and_rejects_bad_weights(
+    tmp_path: Path, games: Path
+) -> None:
     net = GoloisNet(GoloisConfig(in_planes=39, blocks=1, channels=8))
     checkpoint.save(tmp_path / "n.pt", net, "n")
     run = [sys.executable, "-m", "analysis.train.evaluate", str(games), "--max-positions", "5"]
