@@ -151,3 +151,14 @@ def test_estimate_gives_the_recorded_count_of_counted_9d_games():
         winner += (margin > 0) == (recorded > 0)
     assert winner == 60
     assert exact >= 54
+
+
+def test_the_count_names_the_points_owned_by_neither_side() -> None:
+    pos = Position.from_diagram("""
+        X . O
+        X . O
+        X . O
+    """, komi=0.5)
+    area, territory = area_score(pos), territory_score(pos)
+    assert (area.black, area.white, area.neutral) == (3, 3.5, 3)
+    assert (territory.black, territory.white, territory.neutral) == (0, 0.5, 3)

@@ -195,8 +195,7 @@ class Bot:
         margin = count.margin * position.to_play
         if margin > 0:
             return Decision(position.pass_point, reason="the opponent passed and we are ahead")
-        neutral = position.size**2 - count.black - (count.white - position.komi)
-        self.behind_on_passes += neutral <= SETTLED_NEUTRAL * position.size**2
+        self.behind_on_passes += count.neutral <= SETTLED_NEUTRAL * position.size**2
         if self.resign_threshold > 0 and self.behind_on_passes >= self.resign_moves:
             return Decision(None, reason=f"the opponent passed {self.behind_on_passes} times "
                             f"with us behind on the count (by {-margin:g} now)")

@@ -27,11 +27,13 @@ DEAD_THRESHOLD = 0.0  # see dead_from_ownership
 
 @dataclass(frozen=True)
 class Score:
-    """A counted score; ``white`` includes komi."""
+    """A counted score; ``white`` includes komi; ``neutral`` counts the points owned by neither side
+    (the dame and the seki points)."""
 
     black: float
     white: float
     kind: str
+    neutral: int = 0
 
     @property
     def margin(self) -> float:
@@ -71,7 +73,8 @@ def area_score(pos: Position, dead: Iterable[int] = ()) -> Score:
     """Return the area score: stones plus surrounded empty points, komi to white."""
     stones, _, _ = _without_dead(pos, dead)
     owners = _owners(stones)
-    return Score(float((owners == BLACK).sum()), float((owners == WHITE).sum()) + pos.komi, "area")
+    return Score(float((owners == BLACK).sum()), float((owners == WHITE).sum()) + pos.komi, "area",
+                 int((owners == 0).sum()))
 
 
 def territory_score(pos: Position, dead: Iterable[int] = ()) -> Score:
@@ -81,7 +84,7 @@ def territory_score(pos: Position, dead: Iterable[int] = ()) -> Score:
     empty = stones == 0
     black = float((owners[empty] == BLACK).sum() + pos.prisoners(BLACK) + dead_white)
     white = float((owners[empty] == WHITE).sum() + pos.prisoners(WHITE) + dead_black) + pos.komi
-    return Score(black, white, "territory")
+    return Score(black, white, "territory", int((owners[empty] == 0).sum()))
 
 
 def score(pos: Position, rules: str = "chinese", dead: Iterable[int] | None = None) -> Score:
