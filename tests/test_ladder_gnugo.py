@@ -13,32 +13,19 @@ from __future__ import annotations
 import random
 import shutil
 import zipfile
-from pathlib import Path
 
 import pytest
-from sgfmill import sgf
 
-from analysis.go.coords import BLACK, WHITE, to_gtp
+from analysis.bench.positions import VALIDATION as ARCHIVE
+from analysis.bench.positions import main_line
+from analysis.go.coords import BLACK, to_gtp
 from analysis.go.position import Position
 from analysis.gtp.client import GNUGO, gnugo
-
-ARCHIVE = Path(__file__).resolve().parents[2] / "shared" / "data" / "tygem-9d" / "validation" / "2011-12.zip"
 
 pytestmark = [
     pytest.mark.skipif(shutil.which(GNUGO) is None, reason="GNU Go is installed by `make test`"),
     pytest.mark.skipif(not ARCHIVE.exists(), reason="the shared Tygem archive is not beside the project"),
 ]
-
-
-def main_line(data: bytes) -> list[tuple[int, int]]:
-    game = sgf.Sgf_game.from_bytes(data)
-    moves = []
-    for node in game.get_main_sequence()[1:]:
-        colour, move = node.get_move()
-        if colour is not None:
-            point = 361 if move is None else (18 - move[0]) * 19 + move[1]
-            moves.append((BLACK if colour == "b" else WHITE, point))
-    return moves
 
 
 def test_ladder_attack_agrees_with_gnugo_on_two_liberty_strings_from_real_games() -> None:
