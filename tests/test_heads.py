@@ -16,7 +16,7 @@ from analysis.features import FeatureContext, get_feature_set
 from analysis.go.coords import from_sgf
 from analysis.go.position import Position
 from analysis.nets.presets import build, get_preset
-from analysis.train.data import result_margin
+from analysis.sgf.results import result_margin
 from analysis.train.loop import TrainConfig
 from analysis.train.losses import AllHeads, losses
 from analysis.train.teacher import TeacherSampler
@@ -87,7 +87,7 @@ def test_komi_jitter_moves_the_score_and_hides_the_win_rate(labelled: Path) -> N
 
 def test_counted_results_give_blacks_margin() -> None:
     assert result_margin("B+3.5") == 3.5 and result_margin("W+0.5") == -0.5 and result_margin("0") == 0
-    assert all(math.isnan(result_margin(r)) for r in ("B+R", "W+T", "B+F", "", None, "B+"))
+    assert all(math.isnan(result_margin(r)) for r in ("B+R", "W+T", "B+F", "", None, "B+", "B+inf", "W+nan"))
 
 
 def test_the_losses_use_only_the_targets_a_sample_has() -> None:

@@ -18,8 +18,9 @@ from analysis.features import get_feature_set, symmetry
 from analysis.go.coords import BLACK, WHITE, from_sgf
 from analysis.nets import checkpoint
 from analysis.nets.golois import GoloisConfig, GoloisNet
+from analysis.sgf.results import result_value
 from analysis.train.__main__ import main as train_main
-from analysis.train.data import PositionSampler, fixed_positions, result_value
+from analysis.train.data import PositionSampler, fixed_positions
 from analysis.train.evaluate import evaluate
 from analysis.train.loop import TrainConfig, train
 from analysis.train.schedule import PlateauHalving

@@ -8,6 +8,10 @@
   probability) to the mean of its two neighbours' (0.02-0.05 for a strong network).  A value
   that swings with the player to move shows up here.
 
+``teacher`` gives the same score figures for KataGo's labels of the training months
+(``katago-b6c96/labels.npz``) against those games' recorded margins: how far a net that learns
+the score from the teacher alone can get.
+
 Each network is measured on the same games; without ``--network`` the shipped default is.  A
 network with both score heads (a distribution over margins and a mean with a spread) is measured
 with each, to choose between them.  The
@@ -17,23 +21,27 @@ records carry Korean rules and komi 6.5: the recorded margin is a territory coun
 from __future__ import annotations
 
 import argparse
-import re
+import math
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 
-from analysis.bench.positions import VALIDATION
+from analysis.bench.positions import SHARED_DATA, VALIDATION
 from analysis.go.position import Position
 from analysis.nets.checkpoint import DEFAULT_WEIGHTS
 from analysis.nets.inference import Network
 from analysis.review.analyze import game_positions
 from analysis.sgf import SgfError, read_sgf
+from analysis.sgf.results import result_margin
+from analysis.train.teacher import load_labels
 
-COUNTED = re.compile(r"([BW])\+(\d+(?:\.\d+)?)")
 PHASES = (50, 100, 150, 200)
 SIGN_FROM = 150
+TEACHER = SHARED_DATA / "katago-b6c96" / "labels.npz"
+TRAIN_MONTHS = SHARED_DATA / "tygem-9d" / "train"
+NEAR = 4  # the teacher labels every 8th move: a phase's label is the one within 4 moves of it
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -53,9 +61,8 @@ def games(limit: int, archive: Path = VALIDATION) -> Iterator[tuple[list[Positio
                 positions = [p for p, _ in game_positions(record)]
             except (SgfError, ValueError):
                 continue
-            match = COUNTED.fullmatch((record.root.get("RE") or "").strip())
-            margin = float(match.group(2)) * (1 if match.group(1) == "B" else -1) if match else None
-            yield positions, margin
+            margin = result_margin(record.result)
+            yield positions, None if math.isnan(margin) else margin
             found += 1
             if found >= limit:
                 return
@@ -89,6 +96,42 @@ def measure(network: Network, limit: int) -> dict:
     return figures
 
 
+def teacher(limit: int | None = None, labels: Path = TEACHER, months: Path = TRAIN_MONTHS) -> dict | None:
+    """Return the teacher's score figures on the counted games among the first ``limit`` labelled
+    games (all without a limit): its lead's mean absolute error against the recorded margin near
+    each phase, and how often its sign agrees with the winner from move 150 on.  None when the
+    labels or the training months are not there."""
+    if not labels.exists() or not months.exists():
+        return None
+    errors: dict[int, list[float]] = {k: [] for k in PHASES}
+    signs: list[bool] = []
+    counted = 0
+    archives: dict[str, zipfile.ZipFile] = {}
+    try:
+        for (month, name), label in sorted(load_labels(labels).items())[:limit]:
+            if month not in archives:
+                archives[month] = zipfile.ZipFile(months / f"{month}.zip")
+            try:
+                margin = result_margin(read_sgf(archives[month].read(name), source=name).result)
+            except (SgfError, KeyError):
+                continue
+            if math.isnan(margin):
+                continue
+            counted += 1
+            for k in PHASES:
+                near = np.abs(label.turns.astype(np.int64) - k) <= NEAR
+                errors[k].extend(np.abs(label.lead[near] - margin).tolist())
+            late = label.lead[label.turns >= SIGN_FROM]
+            signs.extend((np.sign(late) == np.sign(margin)).tolist())
+    finally:
+        for archive in archives.values():
+            archive.close()
+    return {"labels": labels.name, "counted_games": counted,
+            "score_error": {f"move_{k}": round(float(np.mean(v)), 2) if v else None
+                            for k, v in errors.items()},
+            "score_sign": round(float(np.mean(signs)), 4) if signs else None}
+
+
 def run(quick: bool = False, network: list[str] | None = None, games: int = 300) -> dict:
     """Return the figures of each network (default: the shipped default), by checkpoint path, and
     by score head (``path [kind]``) for a network with both."""
@@ -100,4 +143,4 @@ def run(quick: bool = False, network: list[str] | None = None, games: int = 300)
         for kind in kinds if len(kinds) > 1 else (None,):
             name = f"{path} [{kind}]" if kind else path
             measured[name] = measure(Network.from_checkpoint(path, score_kind=kind), limit)
-    return {"archive": VALIDATION.name, "networks": measured}
+    return {"archive": VALIDATION.name, "networks": measured, "teacher": teacher(200 if quick else None)}

@@ -22,7 +22,7 @@ fights that pro games resolve before counting.
 from __future__ import annotations
 
 import argparse
-import re
+import math
 import shutil
 import tempfile
 import time
@@ -45,8 +45,8 @@ from analysis.go.scoring import (
 from analysis.gtp.client import GtpClient
 from analysis.nets.inference import Network
 from analysis.sgf import read_sgf, replay
+from analysis.sgf.results import result_margin
 
-COUNTED = re.compile(r"([BW])\+(\d+(?:\.\d+)?)")
 THRESHOLDS = (DEAD_THRESHOLD, 0.4)  # the default, and the one used before 2026-11-23
 GNUGO = "/usr/games/gnugo"
 
@@ -73,13 +73,13 @@ def counted_games(limit: int, archive: Path = VALIDATION) -> Iterator[tuple[str,
             data = zf.read(name)
             try:
                 game = read_sgf(data, source=name)
-                match = COUNTED.fullmatch((game.root.get("RE") or "").strip())
-                position = replay(game) if match else None
+                margin = result_margin(game.result)
+                position = None if math.isnan(margin) else replay(game)
             except ValueError:  # SgfError and IllegalMoveError
                 continue
-            if match is None:
+            if position is None:
                 continue
-            yield name, data, position, float(match.group(2)) * (1 if match.group(1) == "B" else -1)
+            yield name, data, position, margin
             found += 1
             if found >= limit:
                 return

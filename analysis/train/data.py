@@ -30,46 +30,13 @@ import numpy as np
 
 from analysis.features import FeatureContext, get_feature_set
 from analysis.features.targets import TARGETS, target_mask
-from analysis.go.coords import BLACK, WHITE
+from analysis.go.coords import BLACK
 from analysis.go.position import GoError, Position
 from analysis.sgf import GameRecord
 from analysis.sgf.archive import ReadStats, iter_games
+from analysis.sgf.results import result_margin, result_value
 from analysis.train.batch import Batch
 from analysis.train.shuffle import shuffled
-
-
-def result_margin(result: str | None) -> float:
-    """Return Black's final margin of a counted game with SGF result ``result`` (``B+3.5``: 3.5,
-    ``W+0.5``: -0.5, a draw: 0), or NaN for a game not decided by the count (resignation, time,
-    forfeit, unknown)."""
-    text = (result or "").strip().upper()
-    if text in ("0", "DRAW", "JIGO"):
-        return 0.0
-    if len(text) < 3 or text[0] not in "BW" or text[1] != "+":
-        return math.nan
-    try:
-        margin = float(text[2:])
-    except ValueError:
-        return math.nan
-    return margin if text[0] == "B" else -margin
-
-
-def result_value(result: str | None, color: int) -> float:
-    """Return 1.0 if ``color`` won the game with SGF result ``result``, 0.0 if it lost, 0.5 for a draw.
-
-    Returns NaN for unknown results and for games decided on time (``+T``) or by forfeit (``+F``).
-    """
-    if not result:
-        return math.nan
-    text = result.strip().upper()
-    if text in ("0", "DRAW", "JIGO"):
-        return 0.5
-    if len(text) < 2 or text[0] not in "BW" or text[1] != "+":
-        return math.nan
-    if text[2:].startswith(("T", "F")):
-        return math.nan
-    winner = BLACK if text[0] == "B" else WHITE
-    return 1.0 if winner == color else 0.0
 
 
 @dataclass
