@@ -17,10 +17,10 @@ import zipfile
 import pytest
 
 from analysis.bench.positions import VALIDATION as ARCHIVE
-from analysis.bench.positions import main_line
 from analysis.go.coords import BLACK, to_gtp
 from analysis.go.position import Position
 from analysis.gtp.client import GNUGO, gnugo
+from analysis.sgf import read_sgf
 
 pytestmark = [
     pytest.mark.skipif(shutil.which(GNUGO) is None, reason="GNU Go is installed by `make test`"),
@@ -34,7 +34,7 @@ def test_ladder_attack_agrees_with_gnugo_on_two_liberty_strings_from_real_games(
     with zipfile.ZipFile(ARCHIVE) as archive, gnugo() as engine:
         engine.send("boardsize 19")
         for name in rng.sample(archive.namelist(), 90):
-            moves = main_line(archive.read(name))
+            moves = read_sgf(archive.read(name), source=name).main_line_moves()
             upto = rng.randrange(30, max(31, len(moves)))
             pos = Position(19)
             engine.send("clear_board")
