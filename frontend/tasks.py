@@ -175,7 +175,7 @@ def estimate_position(self, query: dict, reply_channel: str, job: int | None = N
     try:
         with _holding(job):
             parsed = PositionQuery.from_json(query)
-            result = estimate(engine.network(parsed.network), parsed.position(), parsed.network)
+            result = estimate(engine.network(parsed.network), parsed.position(), parsed.network, parsed.rules)
     except Withdrawn:
         return {"skipped": "the request was withdrawn"}
     except Exception as exc:

@@ -139,6 +139,26 @@ def test_the_estimate_turns_the_networks_outputs_to_blacks_side(mover: str) -> N
     assert result["ownership"][:2] == pytest.approx([0.9 * sign, -0.5 * sign])
 
 
+# a finished 5x5 game with one dead black stone (E4) in White's area
+DEAD_STONE_LEFT = """
+    . X O . .
+    X X O . X
+    . X O O O
+    X X O . O
+    . X O O .
+"""
+
+
+@pytest.mark.parametrize(("rules", "count", "kind"),
+                         [("chinese", -5.5, "area"), ("japanese", -4.5, "territory")])
+def test_the_estimate_counts_the_board_as_it_stands_with_its_dead_stones_taken_off(
+    rules: str, count: float, kind: str
+) -> None:
+    position = Position.from_diagram(DEAD_STONE_LEFT, komi=0.5)
+    result = estimate(FixedNetwork(), position, "fixed", rules)
+    assert (result["black_count"], result["count_kind"]) == (count, kind)  # E4 a prisoner by territory
+
+
 def test_an_estimate_without_score_and_ownership_heads_names_what_it_lacks() -> None:
     result = estimate(FixedNetwork(heads=False), Position(9), "golois")
     assert result["black_winrate"] == pytest.approx(0.8)

@@ -457,7 +457,8 @@ def test_the_territory_overlay_sizes_squares_by_certainty_and_marks_dead_stones(
     assert sizes[A9] > sizes[G9] > 0  # Black's sure corner, White's unsure top right
 
 
-ESTIMATE = re.compile(r"^Estimate: [BW]\+\d+\.\d ± \d+\.\d · Black's win rate \d+%$")
+ESTIMATE = re.compile(
+    r"^Estimate: [BW]\+\d+\.\d ± \d+\.\d · Black's win rate \d+% · Count now: [BW]\+\d+\.\d by area$")
 
 
 def test_estimate_score_shows_territory_and_lead_until_the_next_move_or_all_along(page, score_site) -> None:

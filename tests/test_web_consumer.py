@@ -294,6 +294,7 @@ def test_the_estimate_without_score_and_ownership_heads_says_so(settings, tmp_pa
     key = new_session()
     game = make_game(key)
     game.sgf = "(;GM[1]FF[4]SZ[9]KM[7.5];B[ee];W[cc])"
+    game.rules = Game.Rules.JAPANESE
     game.save()
 
     async def scenario() -> None:
@@ -301,6 +302,7 @@ def test_the_estimate_without_score_and_ownership_heads_says_so(settings, tmp_pa
         await receive_until(ws, is_state)
         await ws.send_json_to({"type": "estimate"})
         estimate = await receive_until(ws, lambda m: m["type"] == "estimate")
+        assert estimate["count_kind"] == "territory" and isinstance(estimate["black_count"], float)
         name = engine.choose(None).name
         assert estimate["move_number"] == 2 and estimate["to_play"] == "B" and estimate["network"] == name
         assert 0 <= estimate["black_winrate"] <= 1
@@ -349,6 +351,7 @@ def test_ownership_on_request_and_the_estimate_with_a_score_network(score_networ
         assert estimate["message"] is None and estimate["score_stdev"] > 0
         assert 0 <= estimate["black_winrate"] <= 1 and isinstance(estimate["black_score_lead"], float)
         assert len(estimate["ownership"]) == 81 and all(-1 <= v <= 1 for v in estimate["ownership"])
+        assert estimate["count_kind"] == "area" and isinstance(estimate["black_count"], float)
 
         await ws.send_json_to({"type": "estimate", "move_number": 1})
         earlier = await receive_until(ws, lambda m: m["type"] == "estimate")

@@ -4,9 +4,15 @@
   against the recorded margin, in points, at moves 50, 100, 150 and 200;
 - ``score_sign``: on the same games, how often the sign of the score head's lead (from Black's
   side) agrees with the recorded winner at every 10th move from move 150 to the end;
+- ``sign_by_moves_left``: the same agreement split by how many moves the game had left
+  (``last_20``, ``21_to_60``, ``over_60``);
 - ``zigzag``: on every game, the mean distance from a position's raw value (Black's win
   probability) to the mean of its two neighbours' (0.02-0.05 for a strong network).  A value
   that swings with the player to move shows up here.
+
+``count`` gives the sign of the board counted as it stands (territory, the records' rules, dead
+stones from playouts: the play page's count) at the same positions, by moves left: the head
+projects the end of the game, the count does not, so each is the better guide in its own phase.
 
 ``teacher`` gives the same score figures for KataGo's labels of the training months
 (``katago-b6c96/labels.npz``) against those games' recorded margins: how far a net that learns
@@ -30,6 +36,7 @@ import numpy as np
 
 from analysis.bench.positions import SHARED_DATA, VALIDATION
 from analysis.go.position import Position
+from analysis.go.scoring import score
 from analysis.nets.checkpoint import DEFAULT_WEIGHTS
 from analysis.nets.inference import Network
 from analysis.review.analyze import game_positions
@@ -42,6 +49,7 @@ SIGN_FROM = 150
 TEACHER = SHARED_DATA / "katago-b6c96" / "labels.npz"
 TRAIN_MONTHS = SHARED_DATA / "tygem-9d" / "train"
 NEAR = 4  # the teacher labels every 8th move: a phase's label is the one within 4 moves of it
+LEFT_BUCKETS = ((20, "last_20"), (60, "21_to_60"), (math.inf, "over_60"))  # moves left, at most
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -68,10 +76,21 @@ def games(limit: int, archive: Path = VALIDATION) -> Iterator[tuple[list[Positio
                 return
 
 
+def _left_bucket(moves_left: int) -> str:
+    """The name of the ``LEFT_BUCKETS`` bucket that ``moves_left`` falls in."""
+    return next(name for most, name in LEFT_BUCKETS if moves_left <= most)
+
+
+def _shares(agreements: dict[str, list[bool]]) -> dict[str, float | None]:
+    """The share of True in each list (None for an empty one), rounded."""
+    return {name: round(float(np.mean(v)), 4) if v else None for name, v in agreements.items()}
+
+
 def measure(network: Network, limit: int) -> dict:
     """Return one network's figures (see the module docstring) on the first ``limit`` games."""
     errors: dict[int, list[float]] = {k: [] for k in PHASES}
     signs: list[bool] = []
+    by_left: dict[str, list[bool]] = {name: [] for _, name in LEFT_BUCKETS}
     zigzag: list[float] = []
     counted = 0
     for positions, margin in games(limit):
@@ -86,14 +105,33 @@ def measure(network: Network, limit: int) -> dict:
         for k in PHASES:
             if k < len(positions):
                 errors[k].append(abs(float(black_lead[k]) - margin))
-        signs.extend((np.sign(black_lead[SIGN_FROM::10]) == np.sign(margin)).tolist())
+        late = np.arange(SIGN_FROM, len(positions), 10)
+        agree = (np.sign(black_lead[late]) == np.sign(margin)).tolist()
+        signs.extend(agree)
+        for k, ok in zip(late, agree, strict=True):
+            by_left[_left_bucket(len(positions) - k)].append(ok)
     figures: dict = {"games": limit, "zigzag": round(float(np.mean(zigzag)), 4) if zigzag else None}
     if counted:
         figures["counted_games"] = counted
         figures["score_error"] = {f"move_{k}": round(float(np.mean(v)), 2) if v else None
                                   for k, v in errors.items()}
         figures["score_sign"] = round(float(np.mean(signs)), 4) if signs else None
+        figures["sign_by_moves_left"] = _shares(by_left)
     return figures
+
+
+def count(limit: int) -> dict[str, float | None]:
+    """Return, by moves left, how often the board counted as it stands (territory, dead stones
+    from playouts) gives the recorded winner, at the positions ``measure`` signs, on the counted
+    games among the first ``limit``."""
+    by_left: dict[str, list[bool]] = {name: [] for _, name in LEFT_BUCKETS}
+    for positions, margin in games(limit):
+        if margin is None:
+            continue
+        for k in range(SIGN_FROM, len(positions), 10):
+            counted = score(positions[k], "korean").margin
+            by_left[_left_bucket(len(positions) - k)].append(bool(np.sign(counted) == np.sign(margin)))
+    return _shares(by_left)
 
 
 def teacher(limit: int | None = None, labels: Path = TEACHER, months: Path = TRAIN_MONTHS) -> dict | None:
@@ -143,4 +181,5 @@ def run(quick: bool = False, network: list[str] | None = None, games: int = 300)
         for kind in kinds if len(kinds) > 1 else (None,):
             name = f"{path} [{kind}]" if kind else path
             measured[name] = measure(Network.from_checkpoint(path, score_kind=kind), limit)
-    return {"archive": VALIDATION.name, "networks": measured, "teacher": teacher(200 if quick else None)}
+    return {"archive": VALIDATION.name, "networks": measured, "count": count(limit),
+            "teacher": teacher(200 if quick else None)}

@@ -1,10 +1,17 @@
-"""The score estimate of a position from the network alone, without a search (no Django here).
+"""The score estimate of a position without a search: the network's outputs and a count (no Django here).
 
 The play page's "Estimate score" button (as on OGS) wants an answer at once, at any point of the
 game: the network's own outputs averaged over the position's 8 symmetries (one batch: a few
 milliseconds on 9x9, under a tenth of a second on 19x19 on one CPU core), rather than a search,
 whose ownership would still be the network's.  The review page's score leads are the search's
 (:func:`analysis.review.analyze.position_analysis`).  Everything here is from Black's side.
+
+Beside the network's projection of the final score, the estimate counts the board as it stands,
+with dead stones estimated by playouts (:func:`analysis.go.scoring.score`: the count proposed at
+the end of a game, under the rules as :func:`analysis.go.rules.rules_kind` reads them), as OGS's
+estimator does.  The two answer different questions, and each is the better guide in its own
+part of the game: near the end the count, earlier the projection (``python -m analysis.bench
+score``'s ``count`` and ``sign_by_moves_left``).
 """
 
 from __future__ import annotations
@@ -13,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from analysis.go.coords import BLACK
 from analysis.go.position import Position
+from analysis.go.scoring import score
 from analysis.review.analyze import black_lead, black_winrate
 
 if TYPE_CHECKING:
@@ -24,18 +32,22 @@ _HEADS = (("value", "black_winrate", "win rate"), ("score", "black_score_lead", 
           ("ownership", "ownership", "territory"))
 
 
-def estimate(network: Network, position: Position, name: str) -> dict:
+def estimate(network: Network, position: Position, name: str, rules: str = "chinese") -> dict:
     """Return the network ``name``'s estimate of ``position``, from Black's side.
 
     - ``to_play`` (``"B"`` or ``"W"``), ``black_winrate`` (the value head's, in [0, 1]);
     - ``black_score_lead`` (the points Black leads by at the end, the score head's mean) and
       ``score_stdev`` (its spread, in points);
     - ``ownership``: n*n values, row by row from the top left, in -1..1 (+1: Black owns the point);
+    - ``black_count``: Black's margin if the game were counted now under ``rules`` (komi
+      included), with the dead stones the playouts find, and ``count_kind`` (``area`` or
+      ``territory``);
     - ``message``: None when the network has every head, else a sentence naming the heads it
       lacks and what the estimate misses for it; those fields are None.
 
     Raises ValueError when the network cannot evaluate the position (another board size...).
     """
+    count = score(position, rules)
     prediction = network.predict([position], symmetries=SYMMETRIES)
     mover = position.to_play  # BLACK = 1, WHITE = -1: turns the network's side into Black's
     value, lead, stdev, owned = (prediction.value, prediction.score_mean, prediction.score_stdev,
@@ -46,6 +58,8 @@ def estimate(network: Network, position: Position, name: str) -> dict:
         "black_score_lead": None if lead is None else round(black_lead(float(lead[0]), mover), 1),
         "score_stdev": None if stdev is None else round(float(stdev[0]), 1),
         "ownership": None if owned is None else [round(float(v) * mover, 3) for v in owned[0]],
+        "black_count": count.margin,
+        "count_kind": count.kind,
     }
     missing = [(head, lacks) for head, field, lacks in _HEADS if result[field] is None]
     result["message"] = None

@@ -63,12 +63,17 @@ export class ScoreEstimate {
   }
 }
 
-/** The estimate `m` in words: "Estimate: B+3.5 ± 8.0 · Black's win rate 62%", and what it lacks. */
+/**
+ * The estimate `m` in words: "Estimate: B+3.5 ± 8.0 · Black's win rate 62% · Count now: W+0.5 by
+ * area", and what it lacks. The network's estimate projects the end of the game; the count is of
+ * the board as it stands, dead stones removed (the better guide once the borders are settled).
+ */
 function estimateText(m) {
   const parts = [];
   const lead = m.black_score_lead;
   if (lead !== null) parts.push(`${leadText(lead)} ± ${m.score_stdev.toFixed(1)}`);
   if (m.black_winrate !== null) parts.push(`Black's win rate ${(100 * m.black_winrate).toFixed(0)}%`);
   const lacks = m.message ? ` (${m.message})` : "";
-  return `Estimate: ${parts.join(" · ") || "none"}${lacks}`;
+  const count = ` · Count now: ${leadText(m.black_count)} by ${m.count_kind}`;
+  return `Estimate: ${parts.join(" · ") || "none"}${lacks}${count}`;
 }
