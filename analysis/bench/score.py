@@ -10,6 +10,10 @@
   probability) to the mean of its two neighbours' (0.02-0.05 for a strong network).  A value
   that swings with the player to move shows up here.
 
+``komi`` (networks with a score head): how far Black's lead moves per point of komi, between the
+record's komi minus and plus 5 points, on every 20th position (``slope``; a point of komi is a
+point for White, so -1 is right), and Black's win rate and lead on the empty board at komi 7.5.
+
 ``count`` gives the sign of the board counted as it stands (territory, the records' rules, dead
 stones from playouts: the play page's count) at the same positions, by moves left: the head
 projects the end of the game, the count does not, so each is the better guide in its own phase.
@@ -49,6 +53,8 @@ SIGN_FROM = 150
 TEACHER = SHARED_DATA / "katago-b6c96" / "labels.npz"
 TRAIN_MONTHS = SHARED_DATA / "tygem-9d" / "train"
 NEAR = 4  # the teacher labels every 8th move: a phase's label is the one within 4 moves of it
+KOMI_STEP = 5.0  # the komi response is measured between the record's komi -5 and +5
+KOMI_EVERY = 20  # on every 20th position of each game
 LEFT_BUCKETS = ((20, "last_20"), (60, "21_to_60"), (math.inf, "over_60"))  # moves left, at most
 
 
@@ -120,6 +126,28 @@ def measure(network: Network, limit: int) -> dict:
     return figures
 
 
+def komi_response(network: Network, limit: int) -> dict | None:
+    """Return the ``komi`` figures (see the module docstring) on the first ``limit`` games, or None
+    for a network without a score head."""
+    empty = network.predict([Position(19, komi=7.5)])
+    if empty.score_mean is None:
+        return None
+    slopes: list[float] = []
+    for positions, _ in games(limit):
+        sample = positions[::KOMI_EVERY]
+        side = np.array([p.to_play for p in sample], dtype=np.float64)
+        leads = []
+        for shift in (-KOMI_STEP, KOMI_STEP):
+            shifted = [p.copy() for p in sample]
+            for p in shifted:
+                p.komi += shift
+            leads.append(network.predict(shifted).score_mean * side)
+        slopes.extend(((leads[1] - leads[0]) / (2 * KOMI_STEP)).tolist())
+    return {"slope": round(float(np.mean(slopes)), 3), "positions": len(slopes),
+            "empty_board_black_winrate": round(float(empty.value[0]), 4),
+            "empty_board_black_lead": round(float(empty.score_mean[0]), 2)}
+
+
 def count(limit: int) -> dict[str, float | None]:
     """Return, by moves left, how often the board counted as it stands (territory, dead stones
     from playouts) gives the recorded winner, at the positions ``measure`` signs, on the counted
@@ -180,6 +208,7 @@ def run(quick: bool = False, network: list[str] | None = None, games: int = 300)
         kinds = Network.from_checkpoint(path).config.score_kinds
         for kind in kinds if len(kinds) > 1 else (None,):
             name = f"{path} [{kind}]" if kind else path
-            measured[name] = measure(Network.from_checkpoint(path, score_kind=kind), limit)
+            net = Network.from_checkpoint(path, score_kind=kind)
+            measured[name] = {**measure(net, limit), "komi": komi_response(net, limit)}
     return {"archive": VALIDATION.name, "networks": measured, "count": count(limit),
             "teacher": teacher(200 if quick else None)}
