@@ -24,7 +24,7 @@ pytestmark = pytest.mark.skipif(not VALIDATION.exists(), reason=f"{VALIDATION} i
 
 def zigzag(weights: Path) -> float:
     """Mean distance of Black's raw win probability from the mean of its two neighbours'."""
-    return measure(Network.from_checkpoint(weights), GAMES)["zigzag"]
+    return measure(Network.from_checkpoint(weights, dtype="float32"), GAMES)["zigzag"]
 
 
 def test_default_value_swings_a_fifth_less_than_golois_between_consecutive_moves() -> None:

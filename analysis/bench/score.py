@@ -24,7 +24,8 @@ the score from the teacher alone can get.
 
 Each network is measured on the same games; without ``--network`` the shipped default is.  A
 network with both score heads (a distribution over margins and a mean with a spread) is measured
-with each, to choose between them.  The
+with each, to choose between them.  Every network computes in float32, so that two runs give the same
+figures (left to itself the inference times float32 against bf16 and may pick either).  The
 records carry Korean rules and komi 6.5: the recorded margin is a territory count.
 """
 
@@ -208,7 +209,7 @@ def run(quick: bool = False, network: list[str] | None = None, games: int = 300)
         kinds = Network.from_checkpoint(path).config.score_kinds
         for kind in kinds if len(kinds) > 1 else (None,):
             name = f"{path} [{kind}]" if kind else path
-            net = Network.from_checkpoint(path, score_kind=kind)
+            net = Network.from_checkpoint(path, score_kind=kind, dtype="float32")
             measured[name] = {**measure(net, limit), "komi": komi_response(net, limit)}
     return {"archive": VALIDATION.name, "networks": measured, "count": count(limit),
             "teacher": teacher(200 if quick else None)}

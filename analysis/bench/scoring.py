@@ -149,7 +149,7 @@ def run(
     pairs: dict[float, list[tuple[float, float]]] = {t: [] for t in THRESHOLDS}
     reference: list[tuple[float, float]] = []
     estimate_seconds = network_seconds = 0.0
-    net = Network.from_checkpoint(network) if network else None
+    net = Network.from_checkpoint(network, dtype="float32") if network else None
     by_network: list[tuple[float, float]] = []
     client = GtpClient([GNUGO, "--mode", "gtp"]) if gnugo and shutil.which(GNUGO) else None
     with tempfile.TemporaryDirectory() as folder:

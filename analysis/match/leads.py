@@ -71,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--lead", type=float, default=20.0, help="a big lead, in points (default 20)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    network = Network.from_checkpoint(args.network)
+    network = Network.from_checkpoint(args.network, dtype="float32")
     games = [g for p in sorted(args.sgf_dir.glob("*.sgf")) if (g := game_leads(p, args.player, network))]
     thrown = [g for g in games if not g.won and g.max_lead >= args.lead]
     led = [g for g in games if g.max_lead >= args.lead]
