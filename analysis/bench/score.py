@@ -83,6 +83,11 @@ def games(limit: int, archive: Path = VALIDATION) -> Iterator[tuple[list[Positio
                 return
 
 
+def _signed_moves(length: int) -> np.ndarray:
+    """The moves at which a game of ``length`` positions is signed: every 10th from ``SIGN_FROM``."""
+    return np.arange(SIGN_FROM, length, 10)
+
+
 def _left_bucket(moves_left: int) -> str:
     """The name of the ``LEFT_BUCKETS`` bucket that ``moves_left`` falls in."""
     return next(name for most, name in LEFT_BUCKETS if moves_left <= most)
@@ -112,7 +117,7 @@ def measure(network: Network, limit: int) -> dict:
         for k in PHASES:
             if k < len(positions):
                 errors[k].append(abs(float(black_lead[k]) - margin))
-        late = np.arange(SIGN_FROM, len(positions), 10)
+        late = _signed_moves(len(positions))
         agree = (np.sign(black_lead[late]) == np.sign(margin)).tolist()
         signs.extend(agree)
         for k, ok in zip(late, agree, strict=True):
@@ -157,7 +162,7 @@ def count(limit: int) -> dict[str, float | None]:
     for positions, margin in games(limit):
         if margin is None:
             continue
-        for k in range(SIGN_FROM, len(positions), 10):
+        for k in _signed_moves(len(positions)):
             counted = score(positions[k], "korean").margin
             by_left[_left_bucket(len(positions) - k)].append(bool(np.sign(counted) == np.sign(margin)))
     return _shares(by_left)
