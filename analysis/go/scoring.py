@@ -69,6 +69,13 @@ def _without_dead(pos: Position, dead: Iterable[int]) -> tuple[np.ndarray, int, 
     return stones, dead_black, dead_white
 
 
+def area_owners(pos: Position, dead: Iterable[int] = ()) -> np.ndarray:
+    """Return the (size, size) int8 area owner of every point once ``dead`` are removed: BLACK or
+    WHITE for its stones and the empty points only it borders, 0 for the dame and seki points."""
+    stones, _, _ = _without_dead(pos, dead)
+    return _owners(stones)
+
+
 def area_score(pos: Position, dead: Iterable[int] = ()) -> Score:
     """Return the area score: stones plus surrounded empty points, komi to white."""
     stones, _, _ = _without_dead(pos, dead)

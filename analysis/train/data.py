@@ -12,7 +12,12 @@ Targets of a sample, for the player to move:
   ``value_rate`` of the positions keep it (the rest are NaN): a game's positions
   all share one result, and training the value head on every one of them makes it
   memorise games instead of judging positions (the AlphaGo paper's finding);
-- ``previous``: the move that led to the position (``-1`` at the start).
+- ``previous``: the move that led to the position (``-1`` at the start);
+- ``score``: the recorded margin of a counted game, NaN for the others;
+- ``ownership`` (with ``record_ownership``): the final owner of every point of a counted game
+  whose dead-stone estimate gives the recorded count (:mod:`analysis.train.final_owner`), NaN
+  for the others.  Such a game is also shown once more after its last move, the position its
+  count is made on, with no move to predict.
 A sampler for ``target="previous"`` (back prediction, Tang & Kaneko) puts the
 previous move in ``moves`` instead, with a mask of the moves that could have
 led here: the stones of the player who just moved, and pass.
@@ -36,6 +41,7 @@ from analysis.sgf import GameRecord
 from analysis.sgf.archive import ReadStats, iter_games
 from analysis.sgf.results import result_margin, result_value
 from analysis.train.batch import Batch
+from analysis.train.final_owner import final_ownership
 from analysis.train.shuffle import shuffled
 
 
@@ -47,6 +53,20 @@ class _Game:
     index: int  # the next move to play
     value_black: float
     margin_black: float  # NaN unless the game was counted
+    owner_black: np.ndarray | None = None  # (n*n,) float32 final owners, +1 Black; None: unknown
+    final_shown: bool = False  # whether the position after the last move was sampled
+
+
+@dataclass
+class _Sample:
+    """One position and its targets, for the player to move (see the module docstring)."""
+
+    position: Position
+    moves: list[int]
+    value: float
+    previous: int
+    margin: float
+    ownership: np.ndarray | None
 
 
 @dataclass
@@ -73,12 +93,14 @@ class PositionSampler:
         board_size: int = 19,
         target: str = "next",
         value_rate: float = 1.0,
+        record_ownership: bool = False,
     ) -> None:
         if target not in TARGETS:
             raise ValueError(f"target must be one of {TARGETS}, not {target!r}")
         if not 0.0 < value_rate <= 1.0:
             raise ValueError(f"value_rate must be in (0, 1], not {value_rate}")
         self.value_rate = value_rate
+        self.record_ownership = record_ownership
         self.target = target
         self.paths = [str(p) for p in paths]
         self.feature_set = get_feature_set(feature_set)
@@ -120,62 +142,66 @@ class PositionSampler:
             except GoError:
                 self.stats.games_unplayable += 1
                 continue
+            owner = final_ownership(record) if self.record_ownership else None
             return _Game(record, moves, pos, start, result_value(record.result, BLACK),
-                         result_margin(record.result))
+                         result_margin(record.result), owner)
 
     def _fill_pool(self) -> None:
         while len(self._pool) < self.pool_size:
             self._pool.append(self._start_game(random_start=True))
 
-    def _next_position(self) -> tuple[Position, list[int], float, int, float]:
-        """Advance a random game of the pool; return (position copy, next k moves, value, previous
-        move, final margin), the value and margin for the player to move."""
+    def _sample(self, game: _Game, color: int, moves: list[int]) -> _Sample:
+        """The sample of ``game``'s present position with ``color`` to play and ``moves`` next."""
+        pos = game.position
+        pos.to_play = color
+        value = game.value_black if color == BLACK else 1.0 - game.value_black  # NaN stays NaN
+        if self.value_rate < 1.0 and self.rng.random() >= self.value_rate:
+            value = math.nan
+        sign = 1 if color == BLACK else -1
+        owner = None if game.owner_black is None else sign * game.owner_black
+        return _Sample(pos.copy(), moves + [-1] * (self.k - len(moves)), value,
+                       pos.last_move.point if pos.last_move else -1, sign * game.margin_black, owner)
+
+    def _next_position(self) -> _Sample:
+        """Advance a random game of the pool by one move and return the sample before it (or, once,
+        the position after the last move of a game with a final ownership)."""
         self._fill_pool()
         while True:
             slot = self.rng.randrange(self.pool_size)
             game = self._pool[slot]
             if game.index >= len(game.moves):
+                if game.owner_black is not None and not game.final_shown:
+                    game.final_shown = True
+                    return self._sample(game, -game.moves[-1][0], [])
                 self._pool[slot] = self._start_game(random_start=False)
                 continue
             color, point = game.moves[game.index]
-            pos = game.position
-            pos.to_play = color
-            targets = [p for _, p in game.moves[game.index : game.index + self.k]]
-            targets += [-1] * (self.k - len(targets))
-            previous = pos.last_move.point if pos.last_move else -1
-            value = game.value_black if color == BLACK else 1.0 - game.value_black  # NaN stays NaN
-            if self.value_rate < 1.0 and self.rng.random() >= self.value_rate:
-                value = math.nan
-            snapshot = pos.copy()
+            sample = self._sample(game, color, [p for _, p in game.moves[game.index : game.index + self.k]])
             try:
-                pos.play(point, color)
+                game.position.play(point, color)
             except GoError:
                 self.stats.games_unplayable += 1
                 self._pool[slot] = self._start_game(random_start=False)
                 continue
             game.index += 1
-            margin = game.margin_black if color == BLACK else -game.margin_black
-            return snapshot, targets, value, previous, margin
+            return sample
 
     def batch(self, size: int) -> Batch:
         """Return the next ``size`` samples, each under a random symmetry."""
-        n = self.board_size
-        positions, moves, values, previous, margins = [], [], [], [], []
-        for _ in range(size):
-            pos, targets, value, prev, margin = self._next_position()
-            positions.append(pos)
-            moves.append(targets)
-            values.append(value)
-            previous.append(prev)
-            margins.append(margin)
+        samples = [self._next_position() for _ in range(size)]
+        positions = [s.position for s in samples]
         inputs = self.feature_set.extract_batch([FeatureContext(p) for p in positions])
         legal = np.stack([target_mask(p, self.target) for p in positions])
-        moves_arr = np.array(moves, dtype=np.int64)
-        prev_arr = np.array(previous, dtype=np.int64)
+        moves_arr = np.array([s.moves for s in samples], dtype=np.int64)
+        prev_arr = np.array([s.previous for s in samples], dtype=np.int64)
         if self.target == "previous":
             moves_arr = prev_arr[:, None].copy()
-        batch = Batch(inputs, legal, moves_arr, np.array(values, dtype=np.float32), prev_arr,
-                      np.array(margins, dtype=np.float32), np.full((size, n * n), np.nan, dtype=np.float32))
+        ownership = np.full((size, self.board_size ** 2), np.nan, dtype=np.float32)
+        for row, s in zip(ownership, samples, strict=True):
+            if s.ownership is not None:
+                row[:] = s.ownership
+        batch = Batch(inputs, legal, moves_arr, np.array([s.value for s in samples], dtype=np.float32),
+                      prev_arr, np.array([s.margin for s in samples], dtype=np.float32), ownership)
         batch.apply_symmetries(self.rng)
         self.stats.samples += size
         return batch

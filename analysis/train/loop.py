@@ -102,7 +102,8 @@ class _Stream(IterableDataset):
             general = ExampleSampler(self.ladder, config.feature_set, seed=seed)
         else:
             general = PositionSampler(cfg.data, config.feature_set, config.future_moves, seed=seed,
-                                      target=config.target, value_rate=cfg.value_rate)
+                                      target=config.target, value_rate=cfg.value_rate,
+                                      record_ownership=config.ownership_head)
         teacher = None
         taught = 0
         if cfg.teacher:
