@@ -78,8 +78,7 @@ def area_owners(pos: Position, dead: Iterable[int] = ()) -> np.ndarray:
 
 def area_score(pos: Position, dead: Iterable[int] = ()) -> Score:
     """Return the area score: stones plus surrounded empty points, komi to white."""
-    stones, _, _ = _without_dead(pos, dead)
-    owners = _owners(stones)
+    owners = area_owners(pos, dead)
     return Score(float((owners == BLACK).sum()), float((owners == WHITE).sum()) + pos.komi, "area",
                  int((owners == 0).sum()))
 
