@@ -126,3 +126,29 @@ def test_a_warm_start_keeps_the_old_nets_policy_and_adds_the_heads() -> None:
     assert torch.allclose(out["policy"], before, atol=1e-5)
     assert out["ownership"].shape == (2, 361) and out["ownership"].abs().max() <= 1
     assert out["score_gaussian"].shape == (2, 2) and out["score_logits"].shape == (2, 301)
+
+
+def test_a_widened_net_computes_what_the_narrow_one_did_and_its_new_weights_learn() -> None:
+    torch.manual_seed(0)
+    old = build(get_preset("golois-score-b6c64"))
+    with torch.no_grad():  # trained batch norms are not the identity
+        for module in old.modules():
+            if isinstance(module, torch.nn.BatchNorm2d):
+                module.running_mean.uniform_(-0.5, 0.5)
+                module.running_var.uniform_(0.5, 2.0)
+                module.bias.uniform_(-0.5, 0.5)
+    new = build(get_preset("golois-score-b6c96"))
+    report = transplant(new, old.state_dict())
+    assert report["fresh"] == [] and "trunk.5.conv.weight" in report["widened"]
+    x = torch.rand(4, 40, 19, 19)
+    for mode in (False, True):  # running statistics, then the batch's own
+        old.train(mode), new.train(mode)
+        with torch.no_grad():
+            before, after = old.forward_all(x), new.forward_all(x)
+        for head in before:
+            assert torch.allclose(after[head], before[head], atol=1e-4), head
+    new.train()
+    out = new.forward_all(x)
+    (out["policy"][:, 0].logsumexp(1).sum() + out["value"].sum()).backward()
+    assert new.policy[0].conv.weight.grad[:, 64:].abs().sum() > 0
+    assert new.trunk[0].conv.weight.grad[:64, 64:].abs().sum() > 0

@@ -1,10 +1,17 @@
 """Starting a new network from a trained one (``--init-from``): every weight that fits is copied.
 
-A tensor is copied when the new network has one of the same name and shape.  A convolution that
-now takes more input planes (new features appended to the set, such as the komi plane) keeps its
-trained weights for the old planes and starts with zero weights for the new ones, so the new
-network computes exactly what the old one did until training moves those weights.  New heads
-start from their random initialisation.
+A tensor is copied when the new network has one of the same name and shape.  A tensor that has
+grown keeps its trained values in its leading slice (Net2Net's function-preserving widening):
+
+- more input channels (dimension 1: new feature planes such as the komi plane, or a wider
+  trunk): the old outputs read the new inputs with zero weights;
+- more output channels (dimension 0: a wider trunk): the new outputs keep their random
+  initialisation, and so do the new entries of biases and batch norms.
+
+So the new network computes exactly what the old one did (the old channels never read the new
+ones, and every head reads them with zero weights) until training moves those weights; the new
+channels' activations are not zero, so the zero weights get gradients from the first step.
+New heads start from their random initialisation.
 """
 
 from __future__ import annotations
@@ -15,7 +22,8 @@ from torch import nn
 
 def transplant(model: nn.Module, state: dict[str, torch.Tensor]) -> dict[str, list[str]]:
     """Copy the fitting tensors of ``state`` (a state dict) into ``model``; return the names
-    ``copied``, ``widened`` (more input planes, the new ones zero) and ``fresh`` (left as initialised).
+    ``copied``, ``widened`` (grown in channels, trained values kept, see the module docstring)
+    and ``fresh`` (left as initialised).
     """
     report: dict[str, list[str]] = {"copied": [], "widened": [], "fresh": []}
     own = model.state_dict()
@@ -25,16 +33,29 @@ def transplant(model: nn.Module, state: dict[str, torch.Tensor]) -> dict[str, li
             if old is not None and old.shape == tensor.shape:
                 tensor.copy_(old)
                 report["copied"].append(name)
-            elif old is not None and _widened(old, tensor):
-                tensor.zero_()
-                tensor[:, : old.shape[1]] = old
+            elif old is not None and _grown(old, tensor):
+                _widen(old, tensor)
                 report["widened"].append(name)
             else:
                 report["fresh"].append(name)
     return report
 
 
-def _widened(old: torch.Tensor, new: torch.Tensor) -> bool:
-    """Whether ``new`` is ``old`` with more input channels (dimension 1) and nothing else changed."""
-    return (old.dim() == new.dim() >= 2 and old.shape[0] == new.shape[0] and old.shape[1] < new.shape[1]
-            and old.shape[2:] == new.shape[2:])
+def _grown(old: torch.Tensor, new: torch.Tensor) -> bool:
+    """Whether ``new`` is ``old`` with more channels in dimension 0 or 1 and nothing else changed."""
+    if old.dim() != new.dim() or old.dim() == 0:
+        return False
+    channels = min(old.dim(), 2)
+    return (all(o <= n for o, n in zip(old.shape[:channels], new.shape[:channels]))
+            and old.shape[channels:] == new.shape[channels:])
+
+
+def _widen(old: torch.Tensor, new: torch.Tensor) -> None:
+    """Write ``old`` into the leading slice of ``new`` in place; the old outputs' weights on new
+    inputs become zero, the new outputs keep what ``new`` held."""
+    outputs = old.shape[0]
+    if old.dim() == 1:
+        new[:outputs] = old
+        return
+    new[:outputs].zero_()
+    new[:outputs, : old.shape[1]] = old
