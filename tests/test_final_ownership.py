@@ -63,3 +63,15 @@ def test_samples_carry_the_final_owners_for_the_mover_and_the_final_position_onc
     without = PositionSampler([str(tmp_path)], "golois-komi", pool_size=1, shuffle_buffer=1, seed=2,
                               board_size=7).batch(8)
     assert np.isnan(without.ownership).all() and (without.moves[:, 0] >= 0).all()
+
+
+def test_the_finished_board_is_shown_final_shows_times_with_each_player_to_move(tmp_path: Path) -> None:
+    (tmp_path / "walls.sgf").write_text(walls_game("W+19.5"))
+    sampler = PositionSampler([str(tmp_path)], "golois-komi", pool_size=1, shuffle_buffer=1, seed=2,
+                              board_size=7, record_ownership=True, final_shows=4)
+    batch = sampler.batch(2 * (len(WALLS) + 4))
+    finals = batch.moves[:, 0] == -1
+    assert 4 <= finals.sum() <= 8
+    assert set(batch.score[finals].tolist()) == {19.5, -19.5}  # White to move, then Black
+    with pytest.raises(ValueError, match="final_shows"):
+        PositionSampler([str(tmp_path)], final_shows=0)

@@ -35,6 +35,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--teacher", help="KataGo's labels (labels.npz): targets for every head")
     p.add_argument("--teacher-archives", help="the labelled months' zips' folder (default: the first --data)")
     p.add_argument("--teacher-fraction", type=float, default=0.5, help="share of each batch from the teacher")
+    p.add_argument("--final-shows", type=int, default=1,
+                   help="times the finished board of a counted game is shown (nets with an ownership head)")
     p.add_argument("--init-from", help="start a new run from this checkpoint's fitting weights")
     p.add_argument("--optimizer", choices=["adamw", "sgd"], default="adamw")
     p.add_argument("--max-samples", type=int, default=0, help="stop after this many samples (0: no limit)")

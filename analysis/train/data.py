@@ -16,8 +16,10 @@ Targets of a sample, for the player to move:
 - ``score``: the recorded margin of a counted game, NaN for the others;
 - ``ownership`` (with ``record_ownership``): the final owner of every point of a counted game
   whose dead-stone estimate gives the recorded count (:mod:`analysis.train.final_owner`), NaN
-  for the others.  Such a game is also shown once more after its last move, the position its
-  count is made on, with no move to predict.
+  for the others.  Such a game is also shown ``final_shows`` times after its last move, the
+  position its count is made on, with no move to predict and each player to move in turn: the
+  finished board is where the ownership head proposes dead stones, and a game has one of it
+  against some 200 positions before.
 A sampler for ``target="previous"`` (back prediction, Tang & Kaneko) puts the
 previous move in ``moves`` instead, with a mask of the moves that could have
 led here: the stones of the player who just moved, and pass.
@@ -54,7 +56,7 @@ class _Game:
     value_black: float
     margin_black: float  # NaN unless the game was counted
     owner_black: np.ndarray | None = None  # (n*n,) float32 final owners, +1 Black; None: unknown
-    final_shown: bool = False  # whether the position after the last move was sampled
+    final_shown: int = 0  # how many times the position after the last move was sampled
 
 
 @dataclass
@@ -94,13 +96,17 @@ class PositionSampler:
         target: str = "next",
         value_rate: float = 1.0,
         record_ownership: bool = False,
+        final_shows: int = 1,
     ) -> None:
         if target not in TARGETS:
             raise ValueError(f"target must be one of {TARGETS}, not {target!r}")
         if not 0.0 < value_rate <= 1.0:
             raise ValueError(f"value_rate must be in (0, 1], not {value_rate}")
         self.value_rate = value_rate
+        if final_shows < 1:
+            raise ValueError(f"final_shows must be at least 1, not {final_shows}")
         self.record_ownership = record_ownership
+        self.final_shows = final_shows
         self.target = target
         self.paths = [str(p) for p in paths]
         self.feature_set = get_feature_set(feature_set)
@@ -164,15 +170,16 @@ class PositionSampler:
 
     def _next_position(self) -> _Sample:
         """Advance a random game of the pool by one move and return the sample before it (or, once,
-        the position after the last move of a game with a final ownership)."""
+        the position after the last move of a game with a final ownership, ``final_shows`` times)."""
         self._fill_pool()
         while True:
             slot = self.rng.randrange(self.pool_size)
             game = self._pool[slot]
             if game.index >= len(game.moves):
-                if game.owner_black is not None and not game.final_shown:
-                    game.final_shown = True
-                    return self._sample(game, -game.moves[-1][0], [])
+                if game.owner_black is not None and game.final_shown < self.final_shows:
+                    game.final_shown += 1
+                    after_last = -game.moves[-1][0]
+                    return self._sample(game, after_last if game.final_shown % 2 else -after_last, [])
                 self._pool[slot] = self._start_game(random_start=False)
                 continue
             color, point = game.moves[game.index]

@@ -76,6 +76,7 @@ class TrainConfig:
     teacher: str | None = None  # KataGo's labels (labels.npz): targets for every head
     teacher_archives: str | None = None  # the folder of the labelled months' zips (default: data[0])
     teacher_fraction: float = 0.5  # of each batch, from the teacher's positions
+    final_shows: int = 1  # times a counted game's finished board is shown (nets with ownership)
     init_from: str | None = None  # a checkpoint whose matching weights start a new run
     seed: int = 0
     dtype: str = "auto"  # auto, float32 or bfloat16
@@ -103,7 +104,7 @@ class _Stream(IterableDataset):
         else:
             general = PositionSampler(cfg.data, config.feature_set, config.future_moves, seed=seed,
                                       target=config.target, value_rate=cfg.value_rate,
-                                      record_ownership=config.ownership_head)
+                                      record_ownership=config.ownership_head, final_shows=cfg.final_shows)
         teacher = None
         taught = 0
         if cfg.teacher:
