@@ -1,4 +1,5 @@
-"""The score bench's teacher figures, on a hand-made labels file and training month."""
+"""The score bench's teacher figures and a network's fit to its teacher, on a hand-made labels file
+and training month."""
 
 from __future__ import annotations
 
@@ -7,17 +8,19 @@ from pathlib import Path
 
 import numpy as np
 
-from analysis.bench.score import teacher
+from analysis.bench.score import teacher, teacher_fit
+from analysis.go.position import Position
+from analysis.nets.inference import Prediction
 
 COUNTED = b"(;GM[1]FF[4]SZ[19]KM[6.5]RE[B+3.5];B[pd];W[dp])"
 RESIGNED = b"(;GM[1]FF[4]SZ[19]KM[6.5]RE[W+R];B[pd];W[dp])"
 
 
-def write_labels(path: Path, rows: list[tuple[str, int, float]]) -> None:
+def write_labels(path: Path, rows: list[tuple[str, int, float]], winrate: float = 0.5) -> None:
     n = len(rows)
     np.savez(path, month=np.array(["2010-01"] * n), game=np.array([g for g, _, _ in rows]),
              turn=np.array([t for _, t, _ in rows], dtype=np.int16),
-             winrate_black=np.full(n, 0.5, dtype=np.float16),
+             winrate_black=np.full(n, winrate, dtype=np.float16),
              score_lead_black=np.array([lead for _, _, lead in rows], dtype=np.float16),
              ownership_black=np.zeros((n, 361), dtype=np.int8))
 
@@ -43,3 +46,42 @@ def test_teacher_figures_compare_its_lead_with_the_counted_games_margins_only(tm
 
 def test_teacher_figures_are_absent_without_the_labels(tmp_path: Path) -> None:
     assert teacher(labels=tmp_path / "missing.npz", months=tmp_path) is None
+
+
+def long_game(result: str) -> bytes:
+    """A 160-move record: Black fills the top rows and White the bottom ones, nothing captured."""
+    letters = "abcdefghijklmnopqrs"
+    black = [letters[c] + letters[r] for r in range(5) for c in range(19)]
+    white = [letters[c] + letters[18 - r] for r in range(5) for c in range(19)]
+    body = "".join(f";B[{b}];W[{w}]" for b, w in zip(black[:80], white[:80], strict=True))
+    return f"(;GM[1]FF[4]SZ[19]KM[6.5]RE[{result}]{body})".encode()
+
+
+class MoverLeadsByTwo:
+    """A network that gives every position to the player to move at 0.5, leading by 2 points."""
+
+    def predict(self, positions: list[Position]) -> Prediction:
+        n = len(positions)
+        return Prediction(heads=np.zeros((n, 1, 362), np.float32), value_logit=np.zeros(n, np.float32),
+                          score_mean=np.full(n, 2.0, np.float32))
+
+
+def test_teacher_fit_compares_the_network_with_the_teacher_on_the_labelled_positions(tmp_path: Path) -> None:
+    months = tmp_path / "train"
+    months.mkdir()
+    with zipfile.ZipFile(months / "2010-01.zip", "w") as zf:
+        zf.writestr("counted.sgf", long_game("B+3.5"))
+    labels = tmp_path / "labels.npz"
+    # after 150 moves Black is to move (network: Black +2), after 151 White is (network: Black -2)
+    write_labels(labels, [("counted.sgf", 150, 5.0), ("counted.sgf", 151, 5.0), ("counted.sgf", 400, 5.0)],
+                 winrate=0.75)
+
+    figures = teacher_fit(MoverLeadsByTwo(), 10, labels=labels, months=months)
+
+    assert figures["lead_distance"] == 5.0  # |2 - 5| and |-2 - 5|; the label past the end is left out
+    assert figures["score_sign"] == 0.5 and figures["teacher_score_sign"] == 1.0
+    assert figures["value_kl"] == round(0.75 * np.log(0.75 / 0.5) + 0.25 * np.log(0.25 / 0.5), 4)
+
+
+def test_teacher_fit_is_absent_without_the_labels(tmp_path: Path) -> None:
+    assert teacher_fit(MoverLeadsByTwo(), 10, labels=tmp_path / "missing.npz", months=tmp_path) is None

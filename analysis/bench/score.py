@@ -18,6 +18,9 @@ point for White, so -1 is right), and Black's win rate and lead on the empty boa
 stones from playouts: the play page's count) at the same positions, by moves left: the head
 projects the end of the game, the count does not, so each is the better guide in its own phase.
 
+``teacher_fit`` (each network): how far the network is from its teacher on the teacher's own
+labelled positions of the training months (see :func:`teacher_fit`).
+
 ``teacher`` gives the same score figures for KataGo's labels of the training months
 (``katago-b6c96/labels.npz``) against those games' recorded margins: how far a net that learns
 the score from the teacher alone can get.
@@ -45,9 +48,9 @@ from analysis.go.scoring import score
 from analysis.nets.checkpoint import DEFAULT_WEIGHTS
 from analysis.nets.inference import Network
 from analysis.review.analyze import game_positions
-from analysis.sgf import SgfError, read_sgf
+from analysis.sgf import GameRecord, SgfError, read_sgf
 from analysis.sgf.results import result_margin
-from analysis.train.teacher import load_labels
+from analysis.train.teacher import Labels, load_labels
 
 PHASES = (50, 100, 150, 200)
 SIGN_FROM = 150
@@ -56,6 +59,7 @@ TRAIN_MONTHS = SHARED_DATA / "tygem-9d" / "train"
 NEAR = 4  # the teacher labels every 8th move: a phase's label is the one within 4 moves of it
 KOMI_STEP = 5.0  # the komi response is measured between the record's komi -5 and +5
 KOMI_EVERY = 20  # on every 20th position of each game
+TEACHER_FIT_GAMES = 400  # labelled training games on which ``teacher_fit`` compares a network and its teacher
 LEFT_BUCKETS = ((20, "last_20"), (60, "21_to_60"), (math.inf, "over_60"))  # moves left, at most
 
 
@@ -168,6 +172,24 @@ def count(limit: int) -> dict[str, float | None]:
     return _shares(by_left)
 
 
+def _labelled_records(limit: int | None, labels: Path, months: Path) -> Iterator[tuple[GameRecord, Labels]]:
+    """Yield (record, its labels) for the first ``limit`` labelled games (all without a limit),
+    skipping records that are missing or do not read."""
+    archives: dict[str, zipfile.ZipFile] = {}
+    try:
+        for (month, name), label in sorted(load_labels(labels).items())[:limit]:
+            if month not in archives:
+                archives[month] = zipfile.ZipFile(months / f"{month}.zip")
+            try:
+                record = read_sgf(archives[month].read(name), source=name)
+            except (SgfError, KeyError):
+                continue
+            yield record, label
+    finally:
+        for archive in archives.values():
+            archive.close()
+
+
 def teacher(limit: int | None = None, labels: Path = TEACHER, months: Path = TRAIN_MONTHS) -> dict | None:
     """Return the teacher's score figures on the counted games among the first ``limit`` labelled
     games (all without a limit): its lead's mean absolute error against the recorded margin near
@@ -178,30 +200,67 @@ def teacher(limit: int | None = None, labels: Path = TEACHER, months: Path = TRA
     errors: dict[int, list[float]] = {k: [] for k in PHASES}
     signs: list[bool] = []
     counted = 0
-    archives: dict[str, zipfile.ZipFile] = {}
-    try:
-        for (month, name), label in sorted(load_labels(labels).items())[:limit]:
-            if month not in archives:
-                archives[month] = zipfile.ZipFile(months / f"{month}.zip")
-            try:
-                margin = result_margin(read_sgf(archives[month].read(name), source=name).result)
-            except (SgfError, KeyError):
-                continue
-            if math.isnan(margin):
-                continue
-            counted += 1
-            for k in PHASES:
-                near = np.abs(label.turns.astype(np.int64) - k) <= NEAR
-                errors[k].extend(np.abs(label.lead[near] - margin).tolist())
-            late = label.lead[label.turns >= SIGN_FROM]
-            signs.extend((np.sign(late) == np.sign(margin)).tolist())
-    finally:
-        for archive in archives.values():
-            archive.close()
+    for record, label in _labelled_records(limit, labels, months):
+        margin = result_margin(record.result)
+        if math.isnan(margin):
+            continue
+        counted += 1
+        for k in PHASES:
+            near = np.abs(label.turns.astype(np.int64) - k) <= NEAR
+            errors[k].extend(np.abs(label.lead[near] - margin).tolist())
+        late = label.lead[label.turns >= SIGN_FROM]
+        signs.extend((np.sign(late) == np.sign(margin)).tolist())
     return {"labels": labels.name, "counted_games": counted,
             "score_error": {f"move_{k}": round(float(np.mean(v)), 2) if v else None
                             for k, v in errors.items()},
             "score_sign": round(float(np.mean(signs)), 4) if signs else None}
+
+
+def _divergence(teacher_win: np.ndarray, win: np.ndarray) -> np.ndarray:
+    """The KL divergence of each win probability ``win`` from the teacher's, in nats."""
+    p, q = (np.clip(np.asarray(a, dtype=np.float64), 1e-6, 1 - 1e-6) for a in (teacher_win, win))
+    return p * np.log(p / q) + (1 - p) * np.log((1 - p) / (1 - q))
+
+
+def teacher_fit(network: Network, limit: int, labels: Path = TEACHER,
+                months: Path = TRAIN_MONTHS) -> dict | None:
+    """Return how closely ``network`` follows its teacher on the teacher's own labelled positions
+    (training games, the first ``limit`` labelled games): ``value_kl``, the value's mean KL
+    divergence from the teacher's win rate; and on the counted games ``lead_distance``, the mean
+    distance between the two leads in points, and ``score_sign`` and ``teacher_score_sign``, each
+    lead's sign agreement with the recorded winner from move 150 on.  A network that memorised
+    its teacher would be close here and far on the validation month; one short of capacity is
+    far on both.  None when the labels or the training months are not there."""
+    if not labels.exists() or not months.exists():
+        return None
+    divergence: list[float] = []
+    distance: list[float] = []
+    signs: dict[str, list[bool]] = {"score_sign": [], "teacher_score_sign": []}
+    for record, label in _labelled_records(limit, labels, months):
+        try:
+            positions = [p for p, _ in game_positions(record)]
+        except ValueError:
+            continue
+        keep = label.turns < len(positions)
+        turns = label.turns[keep].astype(np.int64)
+        if not len(turns):
+            continue
+        prediction = network.predict([positions[t] for t in turns])
+        side = np.array([positions[t].to_play for t in turns], dtype=np.float64)
+        black_win = np.where(side > 0, prediction.value, 1 - prediction.value)
+        divergence.extend(_divergence(label.winrate[keep], black_win).tolist())
+        margin = result_margin(record.result)
+        if prediction.score_mean is None or math.isnan(margin):
+            continue
+        leads = {"score_sign": prediction.score_mean * side, "teacher_score_sign": label.lead[keep]}
+        distance.extend(np.abs(leads["score_sign"] - leads["teacher_score_sign"]).tolist())
+        for key, lead in leads.items():
+            signs[key].extend((np.sign(lead[turns >= SIGN_FROM]) == np.sign(margin)).tolist())
+    figures: dict = {"games": limit, "value_kl": round(float(np.mean(divergence)), 4) if divergence else None}
+    if distance:
+        figures["lead_distance"] = round(float(np.mean(distance)), 2)
+        figures.update(_shares(signs))
+    return figures
 
 
 def run(quick: bool = False, network: list[str] | None = None, games: int = 300) -> dict:
@@ -215,6 +274,7 @@ def run(quick: bool = False, network: list[str] | None = None, games: int = 300)
         for kind in kinds if len(kinds) > 1 else (None,):
             name = f"{path} [{kind}]" if kind else path
             net = Network.from_checkpoint(path, score_kind=kind, dtype="float32")
-            measured[name] = {**measure(net, limit), "komi": komi_response(net, limit)}
+            measured[name] = {**measure(net, limit), "komi": komi_response(net, limit),
+                              "teacher_fit": teacher_fit(net, 20 if quick else TEACHER_FIT_GAMES)}
     return {"archive": VALIDATION.name, "networks": measured, "count": count(limit),
             "teacher": teacher(200 if quick else None)}
