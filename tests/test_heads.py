@@ -15,10 +15,11 @@ import torch
 from analysis.features import FeatureContext, get_feature_set
 from analysis.go.coords import from_sgf
 from analysis.go.position import Position
+from analysis.nets.inference import Network
 from analysis.nets.presets import build, get_preset
 from analysis.sgf.results import result_margin
 from analysis.train.loop import TrainConfig
-from analysis.train.losses import AllHeads, losses
+from analysis.train.losses import AllHeads, _head_losses, losses
 from analysis.train.teacher import TeacherSampler
 from analysis.train.warmstart import transplant
 
@@ -152,3 +153,51 @@ def test_a_widened_net_computes_what_the_narrow_one_did_and_its_new_weights_lear
     (out["policy"][:, 0].logsumexp(1).sum() + out["value"].sum()).backward()
     assert new.policy[0].conv.weight.grad[:, 64:].abs().sum() > 0
     assert new.trunk[0].conv.weight.grad[:64, 64:].abs().sum() > 0
+
+
+def test_jittered_komi_stays_where_the_komi_plane_reads_it(labelled: Path) -> None:
+    sampler = TeacherSampler(labelled / "labels.npz", labelled / "train", seed=3, komi_jitter=1.0,
+                             komi_range=30.0, shuffle_buffer=1)
+    batch = sampler.batch(64)
+    for inputs, score in zip(batch.inputs, batch.score, strict=True):
+        black_to_move = inputs[0].sum() + inputs[1].sum() == 2
+        komi = inputs[-1, 0, 0] * 15 * (-1 if black_to_move else 1)
+        assert -15 <= komi <= 15
+        shift = komi - 6.5
+        assert score == pytest.approx(5.5 - shift if black_to_move else -5.5 + shift, abs=0.02)
+
+
+def test_with_exact_komi_a_point_of_komi_moves_the_score_by_one_point() -> None:
+    torch.manual_seed(0)
+    model = build(get_preset("golois-score-b6c96"))
+    with torch.no_grad():  # a trunk blind to komi: only the exact term can move the score
+        model.input.conv5.weight[:, model.komi_plane] = 0
+        model.input.conv1.weight[:, model.komi_plane] = 0
+    network = Network(model, dtype="float32")
+    black, white = Position(19, komi=6.5), Position(19, komi=6.5)
+    white.play(from_sgf("pd", 19))
+    for kind in ("distribution", "gaussian"):
+        network.score_kind = kind
+        before = network.predict([black, white]).score_mean
+        for p in (black, white):
+            p.komi += 3.0
+        after = network.predict([black, white]).score_mean
+        for p in (black, white):
+            p.komi -= 3.0
+        assert after - before == pytest.approx([-3.0, 3.0], abs=1e-4)  # three more points for White
+
+
+def test_with_exact_komi_the_score_heads_learn_the_margin_on_the_board() -> None:
+    margin, komi_for_mover = -2.5, 6.5  # White to move lost by 2.5 with 6.5 komi
+    board = margin - komi_for_mover  # the heads' target: 9 points behind on the board
+    logits = torch.full((1, 301), -30.0)
+    logits[0, int(board) + 150] = 30.0
+    out = {"policy": torch.zeros(1, 1, 362), "score_logits": logits,
+           "score_gaussian": torch.tensor([[board / 20, math.log(1 / 20)]]),
+           "score_offset": torch.tensor([komi_for_mover])}
+    batch = {"value": torch.tensor([math.nan]), "score": torch.tensor([margin]),
+             "ownership": torch.full((1, 361), math.nan)}
+    parts: dict = {}
+    _head_losses(out, batch, TrainConfig(preset="golois-score-b6c96", data=[]), parts)
+    assert parts["score_bins"] < 1e-6
+    assert parts["score_nll"] == pytest.approx(0.0, abs=0.01)  # on the mean, with a spread of one point

@@ -95,6 +95,15 @@ class FeatureSet:
         """The number of input planes."""
         return sum(REGISTRY[f].count for f in self.features)
 
+    def plane_index(self, feature: str) -> int:
+        """Return the input index of ``feature``'s first plane.
+
+        Raises KeyError if the set has no such feature.
+        """
+        if feature not in self.features:
+            raise KeyError(f"feature set {self.name!r} has no feature {feature!r}")
+        return sum(REGISTRY[f].count for f in self.features[: self.features.index(feature)])
+
     def without_ladders(self) -> FeatureSet:
         """Return this set minus its ladder features (for benchmarks and ablations)."""
         kept = tuple(f for f in self.features if not REGISTRY[f].uses_ladders)

@@ -3,7 +3,10 @@
 A network is an input layer (the stem), a trunk of blocks, ``future_moves`` policy heads
 (darkforest's next-k moves; the first is masked to the moves that can be its answer), an
 optional value head, and optionally KataGo's ownership head and score heads (``score_head``:
-``gaussian``, ``distribution`` or ``both``).  ``forward`` gives the policy and value every caller
+``gaussian``, ``distribution`` or ``both``).  With ``exact_komi`` the score heads predict the
+margin on the board alone, and ``forward_all`` adds ``score_offset``, the komi from the mover's
+side read off the komi plane: the final margin is the heads' margin plus that offset, so a point
+of komi moves the score by exactly one point.  ``forward`` gives the policy and value every caller
 needs; ``forward_all`` gives every head by name.  Each architecture's config names it in ``arch``
 and is saved inside every checkpoint (:func:`analysis.nets.presets.config_from_dict` reads it back).
 """
@@ -16,6 +19,8 @@ from typing import ClassVar
 import torch
 from torch import nn
 
+from analysis.features import get_feature_set
+from analysis.features.planes import KOMI_SCALE
 from analysis.nets.layers import OwnershipHead, PolicyHead, ScoreHeads, ValueHead
 
 
@@ -33,6 +38,7 @@ class NetConfig:
     target: str = "next"  # "previous": a back-prediction net (Tang & Kaneko)
     ownership_head: bool = False
     score_head: str = ""  # "", "gaussian", "distribution" or "both"
+    exact_komi: bool = False  # the score heads give the margin before komi (see the module docstring)
 
     @property
     def score_kinds(self) -> tuple[str, ...]:
@@ -56,6 +62,8 @@ class PolicyValueNet(nn.Module):
         self.value = ValueHead(config.channels) if config.value_head else None
         self.ownership = OwnershipHead(config.channels) if config.ownership_head else None
         self.score = ScoreHeads(config.channels, config.score_kinds) if config.score_kinds else None
+        features = get_feature_set(config.feature_set)
+        self.komi_plane = features.plane_index("komi") if config.exact_komi else None
 
     def forward(
         self, x: torch.Tensor, legal: torch.Tensor | None = None
@@ -72,7 +80,8 @@ class PolicyValueNet(nn.Module):
         """(N, in_planes, H, W), legal (N, H*W + 1) bool or None -> every head by name:
         ``policy`` (N, future_moves, H*W + 1) logits, ``value`` (N,) win logit, ``ownership``
         (N, H*W) in -1..1, ``score_gaussian`` (N, 2) and ``score_logits`` (N, 2 * SCORE_BINS + 1)
-        (see :class:`~analysis.nets.layers.ScoreHeads`): the heads the config has, all for the
+        (see :class:`~analysis.nets.layers.ScoreHeads`) and with ``exact_komi`` ``score_offset`` (N,)
+        in points, to add to the score heads' margins: the heads the config has, all for the
         player to move.
         """
         h = self.trunk(self.input(x))
@@ -84,4 +93,6 @@ class PolicyValueNet(nn.Module):
             out["ownership"] = self.ownership(h)
         if self.score is not None:
             out.update(self.score(h))
+        if self.komi_plane is not None:
+            out["score_offset"] = KOMI_SCALE * x[:, self.komi_plane, 0, 0].float()
         return out

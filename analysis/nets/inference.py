@@ -74,14 +74,16 @@ def outputs(model: nn.Module, x: torch.Tensor, mask: torch.Tensor) -> dict[str, 
 
 def score_moments(out: dict[str, torch.Tensor], kind: str) -> tuple[torch.Tensor, torch.Tensor]:
     """Return (mean, stdev) (N,) of the final margin in points from the ``kind`` score head's outputs
-    (``distribution``: the moments of the softmax over the margins; ``gaussian``: its two outputs)."""
+    (``distribution``: the moments of the softmax over the margins; ``gaussian``: its two outputs),
+    plus ``score_offset`` (the komi) for a network that has one."""
+    offset = out.get("score_offset", 0.0)
     if kind == "distribution":
         probs = torch.softmax(out["score_logits"].float(), dim=-1)
         margins = torch.arange(-SCORE_BINS, SCORE_BINS + 1, device=probs.device, dtype=probs.dtype)
         mean = probs @ margins
-        return mean, (probs @ margins.square() - mean.square()).clamp(min=0).sqrt()
+        return mean + offset, (probs @ margins.square() - mean.square()).clamp(min=0).sqrt()
     mean, log_std = out["score_gaussian"].float().unbind(1)
-    return SCORE_SCALE * mean, SCORE_SCALE * torch.exp(log_std)
+    return SCORE_SCALE * mean + offset, SCORE_SCALE * torch.exp(log_std)
 
 
 class Network:

@@ -24,9 +24,9 @@ def _golois(blocks: int, channels: int, **options: object) -> GoloisConfig:
     return GoloisConfig(get_feature_set("golois").num_planes, blocks, channels, "golois", **options)
 
 
-def _golois_score(blocks: int, channels: int) -> GoloisConfig:
+def _golois_score(blocks: int, channels: int, exact_komi: bool = False) -> GoloisConfig:
     return GoloisConfig(get_feature_set("golois-komi").num_planes, blocks, channels, "golois-komi",
-                        value_head=True, ownership_head=True, score_head="both")
+                        value_head=True, ownership_head=True, score_head="both", exact_komi=exact_komi)
 
 
 PRESETS: dict[str, Config] = {
@@ -35,8 +35,9 @@ PRESETS: dict[str, Config] = {
     "golois-b10c128": _golois(10, 128, value_head=True),
     # the main net with KataGo's extra heads: komi as an input, ownership and both score heads
     "golois-score-b6c64": _golois_score(6, 64),
-    # the same, as wide as the KataGo teacher (b6c96); warm-started from b6c64 by widening
-    "golois-score-b6c96": _golois_score(6, 96),
+    # as wide as the KataGo teacher (b6c96), warm-started from b6c64 by widening; its score heads
+    # predict the margin on the board and add the komi exactly
+    "golois-score-b6c96": _golois_score(6, 96, exact_komi=True),
     "backpred-b4c48": GoloisConfig(
         get_feature_set("backpred").num_planes, 4, 48, "backpred", target="previous"
     ),

@@ -11,6 +11,9 @@ ownership          mean squared error per point, in -1..1                    ``o
 score, gaussian    Gaussian negative log likelihood of the final margin      ``score_weight``
 score, bins        cross entropy over the margins, one point a bin           ``score_weight``
 =================  ========================================================  =====================
+
+A network with ``score_offset`` (exact komi) is scored on the margin minus that offset: the
+margin on the board alone, which its score heads predict.
 """
 
 from __future__ import annotations
@@ -82,14 +85,15 @@ def _head_losses(out: dict, batch: dict, cfg: TrainConfig, parts: dict) -> torch
         total = total + cfg.ownership_weight * o
         parts["ownership"] = o.item()
     if (known := _known(score)).any():
+        margin = score[known] - out["score_offset"][known] if "score_offset" in out else score[known]
         if "score_gaussian" in out:
             mean, log_std = out["score_gaussian"].float()[known].unbind(1)
             std = SCORE_SCALE * torch.exp(log_std)
-            nll = F.gaussian_nll_loss(SCORE_SCALE * mean, score[known], (std * std).clamp(min=0.25))
+            nll = F.gaussian_nll_loss(SCORE_SCALE * mean, margin, (std * std).clamp(min=0.25))
             total = total + cfg.score_weight * nll
             parts["score_nll"] = nll.item()
         if "score_logits" in out:
-            bins = (score[known].round().clamp(-SCORE_BINS, SCORE_BINS) + SCORE_BINS).long()
+            bins = (margin.round().clamp(-SCORE_BINS, SCORE_BINS) + SCORE_BINS).long()
             ce = F.cross_entropy(out["score_logits"].float()[known], bins)
             total = total + cfg.score_weight * ce
             parts["score_bins"] = ce.item()

@@ -8,7 +8,8 @@ to the mover's side here.
 
 Komi is an input of the nets with score heads, and every record has komi 6.5.  So that the nets
 learn what komi does, a ``komi_jitter`` fraction of the samples is shown another komi, drawn
-uniformly from the record's komi plus or minus ``komi_range`` points in half-point steps; the
+uniformly from the record's komi plus or minus ``komi_range`` points in half-point steps, and
+kept within the komi plane's range (``KOMI_SCALE`` points either way, where the plane saturates); the
 score target moves by the same amount (a point more komi is a point more for White), the
 ownership stays, and the win-rate target is left out (unknown), since the teacher's win rate
 under another komi is not known.
@@ -30,6 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from analysis.features import FeatureContext, get_feature_set
+from analysis.features.planes import KOMI_SCALE
 from analysis.features.targets import target_mask
 from analysis.go.coords import BLACK
 from analysis.go.position import GoError, Position
@@ -148,6 +150,7 @@ class TeacherSampler:
         lead = float(labels.lead[i])
         if self.rng.random() < self.komi_jitter:
             shift = self.rng.randint(-int(2 * self.komi_range), int(2 * self.komi_range)) / 2
+            shift = min(KOMI_SCALE, max(-KOMI_SCALE, position.komi + shift)) - position.komi
             position.komi += shift
             lead -= shift
             value = math.nan

@@ -46,7 +46,7 @@ def _grown(old: torch.Tensor, new: torch.Tensor) -> bool:
     if old.dim() != new.dim() or old.dim() == 0:
         return False
     channels = min(old.dim(), 2)
-    return (all(o <= n for o, n in zip(old.shape[:channels], new.shape[:channels]))
+    return (all(o <= n for o, n in zip(old.shape[:channels], new.shape[:channels], strict=True))
             and old.shape[channels:] == new.shape[channels:])
 
 
