@@ -147,3 +147,19 @@ def test_every_presets_checkpoint_saves_loads_the_same_and_resumes(preset: str, 
     train(TrainConfig(preset="ignored", data=[str(games)], run_dir=str(tmp_path / "run"), resume=str(path),
                       batch_size=4, max_samples=4, workers=0, progress=False, dtype="float32"))
     assert checkpoint.load(tmp_path / "run" / "last.pt")["preset"] == preset
+
+
+def test_settled_ownership_is_blacks_view_averaged_over_both_players_to_move() -> None:
+    torch.manual_seed(0)
+    network = Network(build(get_preset("golois-score-b6c64")), dtype="float32")
+    black = Position(9)
+    for move in ("C3", "G7", "C7"):
+        black.play(from_gtp(move, 9))
+    white = black.copy()
+    white.to_play = -black.to_play
+    views = network.predict([black, white]).ownership
+    expected = ((views[0] * black.to_play + views[1] * white.to_play) / 2).reshape(9, 9)
+    assert np.allclose(network.settled_ownership(black), expected, atol=1e-5)
+    assert np.allclose(network.settled_ownership(white), expected, atol=1e-5)
+    assert network.settled_ownership(white).shape == (9, 9)
+    assert Network(tiny(), dtype="float32").settled_ownership(black) is None

@@ -11,7 +11,8 @@ reference.  Some recorded results follow the server's own conventions (seki
 eyes, unplayed defensive moves), so no counter reaches 100%.
 
 With ``--network CKPT`` the network's ownership head gives a second estimate (its
-ownership map instead of the playouts', the same threshold rule), compared on the same games.
+ownership map of the finished board, judged with each player to move and averaged, instead of
+the playouts', the same threshold rule), compared on the same games.
 
 With ``--sgf-dir DIR`` (a match's ``--sgf-dir``) the games there that ended
 with two passes are counted too, by area with the estimate and by
@@ -164,7 +165,7 @@ def run(
                     pairs[t].append((territory_score(position, dead).margin, recorded))
                 if net is not None:
                     start = time.perf_counter()
-                    dead = dead_from_ownership(position, net.black_ownership(position))
+                    dead = dead_from_ownership(position, net.settled_ownership(position))
                     network_seconds += time.perf_counter() - start
                     by_network.append((territory_score(position, dead).margin, recorded))
                 if client is not None and number < gnugo:

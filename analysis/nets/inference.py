@@ -135,13 +135,22 @@ class Network:
         """Whether the model has a value head."""
         return bool(self.config.value_head)
 
-    def black_ownership(self, position: Position) -> np.ndarray | None:
-        """Return the network's ownership of ``position`` as a (size, size) array from Black's side
-        (+1 Black, -1 White), or None for a network without an ownership head."""
-        owned = self.predict([position]).ownership
+    def settled_ownership(self, position: Position) -> np.ndarray | None:
+        """Return the network's ownership of a finished board as a (size, size) array from Black's
+        side (+1 Black, -1 White), or None for a network without an ownership head.
+
+        Who owns a finished board's points does not depend on who would move next, so the head
+        judges the board with each player to move, and the two views are averaged: that takes
+        away the head's lean towards the mover (on the scoring bench's counted games it gives the
+        recorded count more often than the mover's view alone).
+        """
+        other = position.copy()
+        other.to_play = -position.to_play
+        owned = self.predict([position, other]).ownership
         if owned is None:
             return None
-        return (owned[0] * position.to_play).reshape(position.size, position.size)
+        black = (owned[0] * position.to_play + owned[1] * other.to_play) / 2
+        return black.reshape(position.size, position.size)
 
     def masks(self, positions: Sequence[Position]) -> np.ndarray:
         """Return the (N, n*n + 1) bool masks of the moves that can be the first head's answer."""
