@@ -71,7 +71,12 @@ def test_the_finished_board_is_shown_final_shows_times_with_each_player_to_move(
                               board_size=7, record_ownership=True, final_shows=4)
     batch = sampler.batch(2 * (len(WALLS) + 4))
     finals = batch.moves[:, 0] == -1
-    assert 4 <= finals.sum() <= 8
-    assert set(batch.score[finals].tolist()) == {19.5, -19.5}  # White to move, then Black
+    # two passes through the game (the first from a random move): four finished boards each, Black
+    # to move first (White played last), so Black's -19.5 and White's +19.5 in turn
+    assert batch.score[finals].tolist() == [-19.5, 19.5] * 4
+    for owners, margin in zip(batch.ownership[finals], batch.score[finals], strict=True):
+        mover = 1 if margin < 0 else -1
+        seen = [symmetry.apply(owners.reshape(7, 7), symmetry.inverse(k)).ravel() for k in range(8)]
+        assert any((s == mover * FINAL_OWNERS).all() for s in seen)
     with pytest.raises(ValueError, match="final_shows"):
         PositionSampler([str(tmp_path)], final_shows=0)

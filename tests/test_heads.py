@@ -155,16 +155,20 @@ def test_a_widened_net_computes_what_the_narrow_one_did_and_its_new_weights_lear
     assert new.trunk[0].conv.weight.grad[:64, 64:].abs().sum() > 0
 
 
-def test_jittered_komi_stays_where_the_komi_plane_reads_it(labelled: Path) -> None:
+def test_jittered_komi_stays_where_the_komi_plane_reads_it_and_spreads_evenly(labelled: Path) -> None:
     sampler = TeacherSampler(labelled / "labels.npz", labelled / "train", seed=3, komi_jitter=1.0,
                              komi_range=30.0, shuffle_buffer=1)
-    batch = sampler.batch(64)
+    batch = sampler.batch(200)
+    komis = []
     for inputs, score in zip(batch.inputs, batch.score, strict=True):
         black_to_move = inputs[0].sum() + inputs[1].sum() == 2
-        komi = inputs[-1, 0, 0] * 15 * (-1 if black_to_move else 1)
+        komi = round(float(inputs[-1, 0, 0]) * 15 * (-1 if black_to_move else 1), 1)
         assert -15 <= komi <= 15
+        komis.append(komi)
         shift = komi - 6.5
         assert score == pytest.approx(5.5 - shift if black_to_move else -5.5 + shift, abs=0.02)
+    # drawn from -15..15 (61 half points), not clamped there: no end collects the draws past it
+    assert max(komis.count(-15.0), komis.count(15.0)) <= 12
 
 
 def test_with_exact_komi_a_point_of_komi_moves_the_score_by_one_point() -> None:
@@ -183,8 +187,12 @@ def test_with_exact_komi_a_point_of_komi_moves_the_score_by_one_point() -> None:
             p.komi += 3.0
         after = network.predict([black, white]).score_mean
         for p in (black, white):
-            p.komi -= 3.0
+            p.komi += 20.0  # past the komi plane's 15 points
+        far = network.predict([black, white]).score_mean
+        for p in (black, white):
+            p.komi -= 23.0
         assert after - before == pytest.approx([-3.0, 3.0], abs=1e-4)  # three more points for White
+        assert far - after == pytest.approx([-20.0, 20.0], abs=1e-4)
 
 
 def test_with_exact_komi_the_score_heads_learn_the_margin_on_the_board() -> None:

@@ -13,6 +13,8 @@
 ``komi`` (networks with a score head): how far Black's lead moves per point of komi, between the
 record's komi minus and plus 5 points, on every 20th position (``slope``; a point of komi is a
 point for White, so -1 is right), and Black's win rate and lead on the empty board at komi 7.5.
+A network with exact komi adds the komi to its score itself: its slope is -1 but for what its
+trunk makes of the komi plane.
 
 ``count`` gives the sign of the board counted as it stands (territory, the records' rules, dead
 stones from playouts: the play page's count) at the same positions, by moves left: the head
@@ -228,7 +230,8 @@ def teacher_fit(network: Network, limit: int, labels: Path = TEACHER,
     (training games, the first ``limit`` labelled games): ``value_kl``, the value's mean KL
     divergence from the teacher's win rate; and on the counted games ``lead_distance``, the mean
     distance between the two leads in points, and ``score_sign`` and ``teacher_score_sign``, each
-    lead's sign agreement with the recorded winner from move 150 on.  A network that memorised
+    lead's sign agreement with the recorded winner at the labelled moves from move 150 on (every
+    8th move); ``games``, the labelled games read.  A network that memorised
     its teacher would be close here and far on the validation month; one short of capacity is
     far on both.  None when the labels or the training months are not there."""
     if not labels.exists() or not months.exists():
@@ -236,6 +239,7 @@ def teacher_fit(network: Network, limit: int, labels: Path = TEACHER,
     divergence: list[float] = []
     distance: list[float] = []
     signs: dict[str, list[bool]] = {"score_sign": [], "teacher_score_sign": []}
+    used = 0
     for record, label in _labelled_records(limit, labels, months):
         try:
             positions = [p for p, _ in game_positions(record)]
@@ -245,6 +249,7 @@ def teacher_fit(network: Network, limit: int, labels: Path = TEACHER,
         turns = label.turns[keep].astype(np.int64)
         if not len(turns):
             continue
+        used += 1
         prediction = network.predict([positions[t] for t in turns])
         side = np.array([positions[t].to_play for t in turns], dtype=np.float64)
         black_win = np.where(side > 0, prediction.value, 1 - prediction.value)
@@ -256,7 +261,7 @@ def teacher_fit(network: Network, limit: int, labels: Path = TEACHER,
         distance.extend(np.abs(leads["score_sign"] - leads["teacher_score_sign"]).tolist())
         for key, lead in leads.items():
             signs[key].extend((np.sign(lead[turns >= SIGN_FROM]) == np.sign(margin)).tolist())
-    figures: dict = {"games": limit, "value_kl": round(float(np.mean(divergence)), 4) if divergence else None}
+    figures: dict = {"games": used, "value_kl": round(float(np.mean(divergence)), 4) if divergence else None}
     if distance:
         figures["lead_distance"] = round(float(np.mean(distance)), 2)
         figures.update(_shares(signs))

@@ -16,6 +16,7 @@ import numpy as np
 from analysis.features.context import FeatureContext
 from analysis.features.registry import feature
 from analysis.go.coords import WHITE
+from analysis.go.position import Position
 
 
 def _labels(top: int) -> list[str]:
@@ -172,11 +173,22 @@ def territory(ctx: FeatureContext, out: np.ndarray) -> None:
 
 
 # -- the game's terms (KataGo's idea: the net sees what it plays for) ----------
-KOMI_SCALE = 15.0  # komi 7.5 reads as 0.5
+KOMI_SCALE = 15.0  # komi 7.5 reads as 0.5; the plane saturates at 15 points either way
+
+
+def mover_komi(position: Position) -> float:
+    """Return the komi from the side of the player to move, in points: +komi for White, -komi for Black."""
+    return position.komi * (1 if position.to_play == WHITE else -1)
+
+
+def komi_past_plane(position: Position) -> float:
+    """Return the part of :func:`mover_komi` that the komi plane cannot show (beyond ``KOMI_SCALE``
+    points either way; 0 for any usual komi)."""
+    ours = mover_komi(position)
+    return ours - max(-KOMI_SCALE, min(KOMI_SCALE, ours))
 
 
 @feature("komi", [("komi for us", "the komi from the side of the player to move (white +, black -) / 15, "
                                    "clipped to -1..1")], value_range=(-1.0, 1.0))
 def komi(ctx: FeatureContext, out: np.ndarray) -> None:
-    ours = ctx.position.komi * (1 if ctx.us == WHITE else -1)
-    out[:] = max(-1.0, min(1.0, ours / KOMI_SCALE))
+    out[:] = max(-1.0, min(1.0, mover_komi(ctx.position) / KOMI_SCALE))

@@ -3,10 +3,12 @@
 A network is an input layer (the stem), a trunk of blocks, ``future_moves`` policy heads
 (darkforest's next-k moves; the first is masked to the moves that can be its answer), an
 optional value head, and optionally KataGo's ownership head and score heads (``score_head``:
-``gaussian``, ``distribution`` or ``both``).  With ``exact_komi`` the score heads predict the
-margin on the board alone, and ``forward_all`` adds ``score_offset``, the komi from the mover's
-side read off the komi plane: the final margin is the heads' margin plus that offset, so a point
-of komi moves the score by exactly one point.  ``forward`` gives the policy and value every caller
+``gaussian``, ``distribution`` or ``both``).  With ``exact_komi`` the score heads are trained on
+the margin on the board alone (the same under any komi), and ``forward_all`` adds
+``score_offset``, the komi from the mover's side read off the komi plane: the final margin is the
+heads' margin plus that offset.  A point of komi then moves the score by one point through the
+offset, plus whatever the trunk, which still reads the plane, makes of it (how the players'
+play changes with komi).  ``forward`` gives the policy and value every caller
 needs; ``forward_all`` gives every head by name.  Each architecture's config names it in ``arch``
 and is saved inside every checkpoint (:func:`analysis.nets.presets.config_from_dict` reads it back).
 """
@@ -62,8 +64,9 @@ class PolicyValueNet(nn.Module):
         self.value = ValueHead(config.channels) if config.value_head else None
         self.ownership = OwnershipHead(config.channels) if config.ownership_head else None
         self.score = ScoreHeads(config.channels, config.score_kinds) if config.score_kinds else None
-        features = get_feature_set(config.feature_set)
-        self.komi_plane = features.plane_index("komi") if config.exact_komi else None
+        self.komi_plane = None
+        if config.exact_komi:
+            self.komi_plane = get_feature_set(config.feature_set).plane_index("komi")
 
     def forward(
         self, x: torch.Tensor, legal: torch.Tensor | None = None

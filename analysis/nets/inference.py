@@ -14,13 +14,14 @@ import logging
 import os
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import torch
 from torch import nn
 
 from analysis.features import FeatureContext, get_feature_set, symmetry
+from analysis.features.planes import komi_past_plane
 from analysis.features.targets import target_mask
 from analysis.go.position import Position
 from analysis.nets import checkpoint, precision
@@ -159,12 +160,19 @@ class Network:
     def predict(self, positions: Sequence[Position], symmetries: int = 1) -> Prediction:
         """Return the prediction for ``positions`` (one board size), averaged over ``symmetries`` (1 or 8).
 
+        A network with exact komi gets its score from the komi plane, which saturates at 15 points:
+        here the komi past that is added too, so that any komi counts exactly.
+
         Raises ValueError for an empty batch, mixed board sizes or a bad symmetry count.
         """
         if not positions:
             raise ValueError("no positions to evaluate")
         planes = self.features.extract_batch([FeatureContext(p) for p in positions])
-        return self.predict_planes(planes, self.masks(positions), symmetries)
+        prediction = self.predict_planes(planes, self.masks(positions), symmetries)
+        if self.config.exact_komi and prediction.score_mean is not None:
+            past = np.array([komi_past_plane(p) for p in positions], dtype=np.float32)
+            prediction = replace(prediction, score_mean=prediction.score_mean + past)
+        return prediction
 
     def predict_planes(self, planes: np.ndarray, masks: np.ndarray, symmetries: int = 1) -> Prediction:
         """Return the prediction for input ``planes`` (N, planes, n, n) with ``masks`` (N, n*n + 1) bool.

@@ -107,7 +107,8 @@ SCORE_SCALE = 20.0  # the gaussian head's mean output is the margin / 20
 
 
 class ScoreHeads(nn.Module):
-    """The final score margin for the player to move, two ways (the better one is chosen by measurement):
+    """The final score margin for the player to move (with exact komi: the margin on the board,
+    before komi), two ways (the better one is chosen by measurement):
 
     - ``gaussian``: a mean and a standard deviation (N, 2): mean / SCORE_SCALE and
       log(stdev / SCORE_SCALE), stdev in points;

@@ -36,7 +36,8 @@ PRESETS: dict[str, Config] = {
     # the main net with KataGo's extra heads: komi as an input, ownership and both score heads
     "golois-score-b6c64": _golois_score(6, 64),
     # as wide as the KataGo teacher (b6c96), warm-started from b6c64 by widening; its score heads
-    # predict the margin on the board and add the komi exactly
+    # predict the margin on the board and add the komi exactly (so b6c64's score heads, which
+    # learnt the final margin, start one komi off and relearn)
     "golois-score-b6c96": _golois_score(6, 96, exact_komi=True),
     "backpred-b4c48": GoloisConfig(
         get_feature_set("backpred").num_planes, 4, 48, "backpred", target="previous"

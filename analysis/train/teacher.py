@@ -8,8 +8,8 @@ to the mover's side here.
 
 Komi is an input of the nets with score heads, and every record has komi 6.5.  So that the nets
 learn what komi does, a ``komi_jitter`` fraction of the samples is shown another komi, drawn
-uniformly from the record's komi plus or minus ``komi_range`` points in half-point steps, and
-kept within the komi plane's range (``KOMI_SCALE`` points either way, where the plane saturates); the
+uniformly in half-point steps from the record's komi plus or minus ``komi_range`` points, within
+the komi plane's range (``KOMI_SCALE`` points either way, where the plane saturates); the
 score target moves by the same amount (a point more komi is a point more for White), the
 ownership stays, and the win-rate target is left out (unknown), since the teacher's win rate
 under another komi is not known.
@@ -149,8 +149,9 @@ class TeacherSampler:
         value = float(labels.winrate[i]) if side > 0 else 1.0 - float(labels.winrate[i])
         lead = float(labels.lead[i])
         if self.rng.random() < self.komi_jitter:
-            shift = self.rng.randint(-int(2 * self.komi_range), int(2 * self.komi_range)) / 2
-            shift = min(KOMI_SCALE, max(-KOMI_SCALE, position.komi + shift)) - position.komi
+            low = max(-self.komi_range, -KOMI_SCALE - position.komi)
+            high = min(self.komi_range, KOMI_SCALE - position.komi)
+            shift = self.rng.randint(math.ceil(2 * low), math.floor(2 * high)) / 2
             position.komi += shift
             lead -= shift
             value = math.nan
