@@ -104,6 +104,11 @@ def _shares(agreements: dict[str, list[bool]]) -> dict[str, float | None]:
     return {name: round(float(np.mean(v)), 4) if v else None for name, v in agreements.items()}
 
 
+def _black_win(value: np.ndarray, side: np.ndarray) -> np.ndarray:
+    """Black's win probability from the mover's ``value`` and the mover's colour ``side`` (+1 Black)."""
+    return np.where(side > 0, value, 1 - value)
+
+
 def measure(network: Network, limit: int) -> dict:
     """Return one network's figures (see the module docstring) on the first ``limit`` games."""
     errors: dict[int, list[float]] = {k: [] for k in PHASES}
@@ -114,7 +119,7 @@ def measure(network: Network, limit: int) -> dict:
     for positions, margin in games(limit):
         prediction = network.predict(positions)
         side = np.array([p.to_play for p in positions], dtype=np.float64)
-        black_win = np.where(side > 0, prediction.value, 1 - prediction.value)
+        black_win = _black_win(prediction.value, side)
         zigzag.extend(np.abs(black_win[1:-1] - (black_win[:-2] + black_win[2:]) / 2).tolist())
         if margin is None or prediction.score_mean is None:
             continue
@@ -252,7 +257,7 @@ def teacher_fit(network: Network, limit: int, labels: Path = TEACHER,
         used += 1
         prediction = network.predict([positions[t] for t in turns])
         side = np.array([positions[t].to_play for t in turns], dtype=np.float64)
-        black_win = np.where(side > 0, prediction.value, 1 - prediction.value)
+        black_win = _black_win(prediction.value, side)
         divergence.extend(_divergence(label.winrate[keep], black_win).tolist())
         margin = result_margin(record.result)
         if prediction.score_mean is None or math.isnan(margin):
