@@ -8,9 +8,9 @@ from pathlib import Path
 
 import numpy as np
 
-from analysis.bench.score import teacher, teacher_fit
+from analysis.bench.score import _zigzag, review_zigzag, teacher, teacher_fit
 from analysis.go.position import Position
-from analysis.nets.inference import Prediction
+from analysis.nets.inference import Network, Prediction
 
 COUNTED = b"(;GM[1]FF[4]SZ[19]KM[6.5]RE[B+3.5];B[pd];W[dp])"
 RESIGNED = b"(;GM[1]FF[4]SZ[19]KM[6.5]RE[W+R];B[pd];W[dp])"
@@ -48,12 +48,13 @@ def test_teacher_figures_are_absent_without_the_labels(tmp_path: Path) -> None:
     assert teacher(labels=tmp_path / "missing.npz", months=tmp_path) is None
 
 
-def long_game(result: str) -> bytes:
-    """A 160-move record: Black fills the top rows and White the bottom ones, nothing captured."""
+def long_game(result: str, pairs: int = 80) -> bytes:
+    """A record of ``pairs`` moves each (at most 80): Black fills the top rows and White the bottom
+    ones, nothing captured."""
     letters = "abcdefghijklmnopqrs"
     black = [letters[c] + letters[r] for r in range(5) for c in range(19)]
     white = [letters[c] + letters[18 - r] for r in range(5) for c in range(19)]
-    body = "".join(f";B[{b}];W[{w}]" for b, w in zip(black[:80], white[:80], strict=True))
+    body = "".join(f";B[{b}];W[{w}]" for b, w in zip(black[:pairs], white[:pairs], strict=True))
     return f"(;GM[1]FF[4]SZ[19]KM[6.5]RE[{result}]{body})".encode()
 
 
@@ -85,3 +86,20 @@ def test_teacher_fit_compares_the_network_with_the_teacher_on_the_labelled_posit
 
 def test_teacher_fit_is_absent_without_the_labels(tmp_path: Path) -> None:
     assert teacher_fit(MoverLeadsByTwo(), 10, labels=tmp_path / "missing.npz", months=tmp_path) is None
+
+
+def test_zigzag_is_the_distance_from_the_mean_of_the_two_neighbours() -> None:
+    assert np.allclose(_zigzag(np.array([0.6, 0.4, 0.6, 0.4])), [0.2, 0.2])
+    assert np.allclose(_zigzag(np.linspace(0.2, 0.8, 7)), 0)
+
+
+def test_a_one_visit_review_zigzags_exactly_as_the_raw_value(tmp_path: Path) -> None:
+    archive = tmp_path / "games.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        zf.writestr("game.sgf", long_game("B+3.5", pairs=15))
+
+    figures = review_zigzag(Network.from_checkpoint(dtype="float32"), 1, 1, archive)
+
+    assert figures["positions"] == 29  # the 31 positions of 30 moves but the first and last
+    assert figures["zigzag"] > 0.005
+    assert abs(figures["zigzag"] - figures["raw_zigzag"]) < 1e-3  # the review rounds to 4 places

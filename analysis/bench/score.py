@@ -10,6 +10,9 @@
   probability) to the mean of its two neighbours' (0.02-0.05 for a strong network).  A value
   that swings with the player to move shows up here.
 
+``review_zigzag`` (with ``--search-visits N``): the same distance for the win rate a game review
+shows, the search's at N visits (the site's default is 200), on the first ``--search-games`` games.
+
 ``komi`` (networks with a score head): how far Black's lead moves per point of komi, between the
 record's komi minus and plus 5 points, on every 20th position (``slope``; a point of komi is a
 point for White, so -1 is right), and Black's win rate and lead on the empty board at komi 7.5.
@@ -47,9 +50,10 @@ import numpy as np
 from analysis.bench.positions import SHARED_DATA, VALIDATION
 from analysis.go.position import Position
 from analysis.go.scoring import score
+from analysis.mcts.net_evaluator import NetEvaluator
 from analysis.nets.checkpoint import DEFAULT_WEIGHTS
 from analysis.nets.inference import Network
-from analysis.review.analyze import game_positions
+from analysis.review.analyze import game_positions, position_analysis
 from analysis.sgf import GameRecord, SgfError, read_sgf
 from analysis.sgf.results import result_margin
 from analysis.train.teacher import Labels, load_labels
@@ -69,6 +73,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """``--network CKPT`` (repeatable) and ``--games N`` (default 300)."""
     parser.add_argument("--network", action="append", default=[], help="a checkpoint to measure")
     parser.add_argument("--games", type=int, default=300, help="validation games (default 300)")
+    parser.add_argument("--search-visits", type=int, default=0,
+                        help="also the zigzag of the search's win rate at this many visits (default 0: not)")
+    parser.add_argument("--search-games", type=int, default=8,
+                        help="games for the search's zigzag (default 8; 2 minutes a game at 200 visits)")
 
 
 def games(limit: int, archive: Path = VALIDATION) -> Iterator[tuple[list[Position], float | None]]:
@@ -109,6 +117,27 @@ def _black_win(value: np.ndarray, side: np.ndarray) -> np.ndarray:
     return np.where(side > 0, value, 1 - value)
 
 
+def _zigzag(black_win: np.ndarray) -> np.ndarray:
+    """The distance of each inner position's Black win probability from the mean of its two neighbours'."""
+    return np.abs(black_win[1:-1] - (black_win[:-2] + black_win[2:]) / 2)
+
+
+def review_zigzag(network: Network, visits: int, limit: int, archive: Path = VALIDATION) -> dict:
+    """Return the zigzag of the win rate a review shows (the search's at ``visits``, Black's) on the
+    first ``limit`` games of ``archive``, with the raw value's on the same games."""
+    evaluator = NetEvaluator(network)
+    raw: list[float] = []
+    searched: list[float] = []
+    for positions, _ in games(limit, archive):
+        prediction = network.predict(positions)
+        side = np.array([p.to_play for p in positions], dtype=np.float64)
+        raw.extend(_zigzag(_black_win(prediction.value, side)).tolist())
+        search = [position_analysis(p, evaluator, visits)["black_winrate"] for p in positions]
+        searched.extend(_zigzag(np.array(search)).tolist())
+    return {"games": limit, "visits": visits, "positions": len(searched),
+            "zigzag": round(float(np.mean(searched)), 4), "raw_zigzag": round(float(np.mean(raw)), 4)}
+
+
 def measure(network: Network, limit: int) -> dict:
     """Return one network's figures (see the module docstring) on the first ``limit`` games."""
     errors: dict[int, list[float]] = {k: [] for k in PHASES}
@@ -120,7 +149,7 @@ def measure(network: Network, limit: int) -> dict:
         prediction = network.predict(positions)
         side = np.array([p.to_play for p in positions], dtype=np.float64)
         black_win = _black_win(prediction.value, side)
-        zigzag.extend(np.abs(black_win[1:-1] - (black_win[:-2] + black_win[2:]) / 2).tolist())
+        zigzag.extend(_zigzag(black_win).tolist())
         if margin is None or prediction.score_mean is None:
             continue
         counted += 1
@@ -273,9 +302,11 @@ def teacher_fit(network: Network, limit: int, labels: Path = TEACHER,
     return figures
 
 
-def run(quick: bool = False, network: list[str] | None = None, games: int = 300) -> dict:
+def run(quick: bool = False, network: list[str] | None = None, games: int = 300,
+        search_visits: int = 0, search_games: int = 8) -> dict:
     """Return the figures of each network (default: the shipped default), by checkpoint path, and
-    by score head (``path [kind]``) for a network with both."""
+    by score head (``path [kind]``) for a network with both; with ``search_visits``, each network's
+    ``review_zigzag`` too."""
     paths = network or [str(DEFAULT_WEIGHTS)]
     limit = 10 if quick else games
     measured = {}
@@ -286,5 +317,8 @@ def run(quick: bool = False, network: list[str] | None = None, games: int = 300)
             net = Network.from_checkpoint(path, score_kind=kind, dtype="float32")
             measured[name] = {**measure(net, limit), "komi": komi_response(net, limit),
                               "teacher_fit": teacher_fit(net, 20 if quick else TEACHER_FIT_GAMES)}
+            if search_visits:
+                searched = 1 if quick else search_games
+                measured[name]["review_zigzag"] = review_zigzag(net, search_visits, searched)
     return {"archive": VALIDATION.name, "networks": measured, "count": count(limit),
             "teacher": teacher(200 if quick else None)}
