@@ -246,6 +246,71 @@ def _start(cfg: TrainConfig) -> _Run:
     return run
 
 
+class _Progress:
+    """Every 10 seconds of training: the mean of the steps' loss parts on stderr and in the log."""
+
+    def __init__(self, log: CsvLog, samples_per_step: int, show: bool) -> None:
+        self.log, self.samples_per_step, self.show = log, samples_per_step, show
+        self.window: list[dict] = []
+        self.last = time.time()
+
+    def add(self, parts: dict, samples: int, rate: float, wall: float) -> None:
+        """Record one step's loss ``parts``; report when 10 seconds have passed since the last report."""
+        self.window.append(parts)
+        now = time.time()
+        if not self.show or now - self.last <= 10:
+            return
+        mean = {k: float(np.mean([w[k] for w in self.window if k in w])) for k in self.window[-1]}
+        speed = len(self.window) * self.samples_per_step / (now - self.last)
+        print(f"\rsamples {samples:,}  {speed:.0f}/s  loss {mean['policy']:.3f}  "
+              f"acc {mean['acc']:.3f}  lr {rate:.2g}", end="", file=sys.stderr, flush=True)
+        self.log.write({"samples": samples, "wall_seconds": round(wall), "samples_per_s": round(speed),
+                        "lr": rate, **{f"train_{k}": round(v, 4) for k, v in mean.items()}})
+        self.window.clear()
+        self.last = now
+
+
+class _Validation:
+    """Validation every ``every`` samples; keeps ``best.pt``, the weights of the best top-1."""
+
+    def __init__(self, validator: Validator, every: int, samples: int, best: float, log: CsvLog,
+                 run_dir: Path, preset: str) -> None:
+        self.validator, self.every, self.best, self.log = validator, every, best, log
+        self.run_dir, self.preset = run_dir, preset
+        self.next = (samples // every + 1) * every
+
+    def due(self, samples: int) -> bool:
+        """Whether ``samples`` has reached the next validation."""
+        return samples >= self.next
+
+    def run(self, model: torch.nn.Module, dtype: torch.dtype, samples: int, wall: float, rate: float) -> dict:
+        """Validate ``model``, save it as ``best.pt`` if its top-1 is the best yet, report and log
+        the metrics, and return them."""
+        metrics = self.validator.run(model, dtype)
+        self.next = (samples // self.every + 1) * self.every
+        if metrics["top1"] > self.best:
+            self.best = metrics["top1"]
+            checkpoint.save(self.run_dir / "best.pt", model, self.preset, samples=samples,
+                            wall_seconds=round(wall), metrics=metrics)
+        print(f"\nvalidation at {samples:,}: top1 {metrics['top1']:.4f} top5 {metrics['top5']:.4f} "
+              f"loss {metrics['policy_loss']:.4f}", file=sys.stderr, flush=True)
+        self.log.write({"samples": samples, "wall_seconds": round(wall), "lr": rate,
+                        "val_top1": round(metrics["top1"], 4), "val_top5": round(metrics["top5"], 4),
+                        "val_policy_loss": round(metrics["policy_loss"], 4),
+                        "val_value_log_loss": round(metrics.get("value_log_loss", math.nan), 4)})
+        return metrics
+
+
+def _validator(cfg: TrainConfig, config: Config, ladder: ladders.LadderSet | None) -> Validator | None:
+    """The fixed validation positions: the ladder set's validation part, or ``cfg.validation``'s."""
+    if ladder is not None:
+        return Validator(ladder.examples("validation")[: cfg.validation_positions], config)
+    if cfg.validation:
+        return Validator(fixed_positions(cfg.validation, cfg.validation_positions, seed=12345,
+                                         target=config.target), config)
+    return None
+
+
 def train(cfg: TrainConfig) -> dict:
     """Train until ``max_samples`` or ``max_minutes`` (0: no limit) or a SIGTERM
     (:mod:`analysis.train.stopping`); return the last validation metrics."""
@@ -272,26 +337,22 @@ def train(cfg: TrainConfig) -> dict:
     first = next(batches)
     dtype = training_dtype(net, first, cfg)
     run_dir = Path(cfg.run_dir)
-    validator = None
-    if rank == 0 and ladder is not None:
-        validator = Validator(ladder.examples("validation")[: cfg.validation_positions], run.config)
-    elif rank == 0 and cfg.validation:
-        validator = Validator(fixed_positions(cfg.validation, cfg.validation_positions, seed=12345,
-                                              target=run.config.target), run.config)
-    best = metrics.get("top1", -1.0)
     log = CsvLog(run_dir / "log.csv")
+    validator = _validator(cfg, run.config, ladder) if rank == 0 else None
+    validation = None if validator is None else _Validation(
+        validator, cfg.validate_every, samples, metrics.get("top1", -1.0), log, run_dir, run.preset)
     if rank == 0:
         run_dir.mkdir(parents=True, exist_ok=True)
-    started = time.time()
-    last_ckpt = last_print = started
-    next_validation = (samples // cfg.validate_every + 1) * cfg.validate_every
-    window: list[dict] = []
+    progress = _Progress(log, cfg.batch_size * world, rank == 0 and cfg.progress)
+    started = last_ckpt = time.time()
+
+    def wall() -> float:
+        return run.wall + time.time() - started
 
     def save_checkpoint() -> None:
         checkpoint.save(run_dir / "last.pt", model, run.preset, optimizer=optimizer.state_dict(),
-                        schedule=schedule.state_dict(), samples=samples,
-                        wall_seconds=run.wall + time.time() - started, rng={"torch": torch.get_rng_state()},
-                        metrics=metrics)
+                        schedule=schedule.state_dict(), samples=samples, wall_seconds=wall(),
+                        rng={"torch": torch.get_rng_state()}, metrics=metrics)
 
     net.train()
     with stop_on_sigterm() as stop:
@@ -304,32 +365,10 @@ def train(cfg: TrainConfig) -> dict:
             optimizer.step()
             samples += len(batch["moves"]) * world
             schedule.observe(parts["policy"], len(batch["moves"]) * world)
-            window.append(parts)
+            progress.add(parts, samples, schedule.rate, wall())
+            if validation is not None and validation.due(samples):
+                metrics = validation.run(model, dtype, samples, wall(), schedule.rate)
             now = time.time()
-            if rank == 0 and cfg.progress and now - last_print > 10:
-                mean = {k: float(np.mean([w[k] for w in window if k in w])) for k in window[-1]}
-                rate = sum(1 for _ in window) * cfg.batch_size * world / (now - last_print)
-                print(f"\rsamples {samples:,}  {rate:.0f}/s  loss {mean['policy']:.3f}  "
-                      f"acc {mean['acc']:.3f}  lr {schedule.rate:.2g}", end="", file=sys.stderr, flush=True)
-                log.write({"samples": samples, "wall_seconds": round(run.wall + now - started),
-                           "samples_per_s": round(rate), "lr": schedule.rate,
-                           **{f"train_{k}": round(v, 4) for k, v in mean.items()}})
-                window.clear()
-                last_print = now
-            if rank == 0 and validator and samples >= next_validation:
-                metrics = validator.run(model, dtype)
-                next_validation += cfg.validate_every
-                if metrics["top1"] > best:
-                    best = metrics["top1"]
-                    checkpoint.save(run_dir / "best.pt", model, run.preset, samples=samples,
-                                    wall_seconds=round(run.wall + now - started), metrics=metrics)
-                print(f"\nvalidation at {samples:,}: top1 {metrics['top1']:.4f} top5 {metrics['top5']:.4f} "
-                      f"loss {metrics['policy_loss']:.4f}", file=sys.stderr, flush=True)
-                log.write({"samples": samples, "wall_seconds": round(run.wall + now - started),
-                           "lr": schedule.rate, "val_top1": round(metrics["top1"], 4),
-                           "val_top5": round(metrics["top5"], 4),
-                           "val_policy_loss": round(metrics["policy_loss"], 4),
-                           "val_value_log_loss": round(metrics.get("value_log_loss", math.nan), 4)})
             if rank == 0 and now - last_ckpt > cfg.checkpoint_minutes * 60:
                 save_checkpoint()
                 last_ckpt = now
@@ -337,11 +376,8 @@ def train(cfg: TrainConfig) -> dict:
                     cfg.max_minutes and now - started >= cfg.max_minutes * 60):
                 break
     if rank == 0:
-        if validator:
-            metrics = validator.run(model, dtype)
-            if metrics["top1"] > best:
-                checkpoint.save(run_dir / "best.pt", model, run.preset, samples=samples,
-                                wall_seconds=round(run.wall + time.time() - started), metrics=metrics)
+        if validation is not None:
+            metrics = validation.run(model, dtype, samples, wall(), schedule.rate)
         save_checkpoint()
     if distributed:
         dist.barrier()
