@@ -36,6 +36,72 @@ RULES = ("chinese", "japanese")
 DEFAULT_KOMI = {"chinese": 7.5, "japanese": 6.5}  # as the GTP engine's defaults
 
 
+class _Tables:
+    """The tables of a match: each plays the next unplayed game number until none is left or the
+    match stops, and every finished game is recorded under one lock."""
+
+    def __init__(self, engines: dict[str, str], numbers: range, config: GameConfig, timeout: float,
+                 referee: str | None, record: Callable[[GameResult, GameRecord, dict, dict], None]) -> None:
+        self.engines, self.config, self.timeout, self.referee = engines, config, timeout, referee
+        self.numbers = iter(numbers)
+        self.on_record = record
+        self.lock = threading.Lock()
+        self.stop = threading.Event()
+        self.results: list[GameResult] = []
+        self.timing = {name: [0.0, 0] for name in engines}
+        self.running: list[MatchEngine] = []
+
+    def record(self, result: GameResult, game: GameRecord, seconds: dict[str, float],
+               genmoves: dict[str, int]) -> None:
+        """Keep one game's result and its engines' thinking time, and pass it on."""
+        with self.lock:
+            self.on_record(result, game, seconds, genmoves)
+            self.results.append(result)
+            for name in self.engines:
+                self.timing[name][0] += seconds[name]
+                self.timing[name][1] += genmoves[name]
+
+    def table(self) -> None:
+        """Start a pair of engines (and a referee) and play games on them until none is left."""
+        a = MatchEngine("A", self.engines["A"], self.timeout)
+        b = MatchEngine("B", self.engines["B"], self.timeout)
+        judge = None if self.referee is None else MatchEngine("referee", self.referee, self.timeout)
+        with self.lock:
+            self.running.extend(e for e in (a, b, judge) if e is not None)
+        with a, b, judge or nullcontext():
+            a.start()
+            b.start()
+            while not self.stop.is_set():
+                with self.lock:
+                    number = next(self.numbers, None)
+                if number is None:
+                    return
+                before = {e.name: (e.move_seconds, e.moves) for e in (a, b)}
+                first, second = (a, b) if number % 2 else (b, a)
+                result, game = play_game(number, first, second, self.config, judge)
+                if self.stop.is_set():
+                    return
+                self.record(result, game, {e.name: e.move_seconds - before[e.name][0] for e in (a, b)},
+                            {e.name: e.moves - before[e.name][1] for e in (a, b)})
+
+    def play(self, tables: int) -> None:
+        """Play on ``tables`` tables at once; close every engine when done or when one table fails."""
+        pool = ThreadPoolExecutor(max_workers=max(1, tables), thread_name_prefix="match-table")
+        try:
+            for future in [pool.submit(self.table) for _ in range(tables)]:
+                try:
+                    future.result()
+                except BaseException:
+                    self.stop.set()
+                    raise
+        finally:
+            self.stop.set()
+            with self.lock:
+                for engine in self.running:
+                    engine.close()
+            pool.shutdown(wait=True)
+
+
 def run_match(
     black: str,
     white: str,
@@ -61,64 +127,20 @@ def run_match(
     at all or a file cannot be written.
     """
     engines = {"A": black, "B": white}
-    numbers = iter(range(first_game, first_game + games))
-    lock = threading.Lock()
-    stop = threading.Event()
-    results: list[GameResult] = []
-    timing = {name: [0.0, 0] for name in engines}
-    running: list[MatchEngine] = []
 
     def record(result: GameResult, game: GameRecord, seconds: dict[str, float],
                genmoves: dict[str, int]) -> None:
-        with lock:
-            if sgf_dir is not None:
-                save_sgf(game, sgf_dir, result.number)
-            if log is not None:
-                append(log, log_line(result, engines, seconds, genmoves))
-            results.append(result)
-            for name in engines:
-                timing[name][0] += seconds[name]
-                timing[name][1] += genmoves[name]
-            if on_game is not None:
-                on_game(result)
+        if sgf_dir is not None:
+            save_sgf(game, sgf_dir, result.number)
+        if log is not None:
+            append(log, log_line(result, engines, seconds, genmoves))
+        if on_game is not None:
+            on_game(result)
 
-    def table() -> None:
-        a, b = MatchEngine("A", black, timeout), MatchEngine("B", white, timeout)
-        judge = None if referee is None else MatchEngine("referee", referee, timeout)
-        with lock:
-            running.extend(e for e in (a, b, judge) if e is not None)
-        with a, b, judge or nullcontext():
-            a.start()
-            b.start()
-            while not stop.is_set():
-                with lock:
-                    number = next(numbers, None)
-                if number is None:
-                    return
-                before = {e.name: (e.move_seconds, e.moves) for e in (a, b)}
-                first, second = (a, b) if number % 2 else (b, a)
-                result, game = play_game(number, first, second, config, judge)
-                if stop.is_set():
-                    return
-                record(result, game, {e.name: e.move_seconds - before[e.name][0] for e in (a, b)},
-                       {e.name: e.moves - before[e.name][1] for e in (a, b)})
-
-    pool = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="match-table")
-    try:
-        for future in [pool.submit(table) for _ in range(min(jobs, games))]:
-            try:
-                future.result()
-            except BaseException:
-                stop.set()
-                raise
-    finally:
-        stop.set()
-        with lock:
-            for engine in running:
-                engine.close()
-        pool.shutdown(wait=True)
-    results.sort(key=lambda r: r.number)
-    return summarize(results, engines, {name: (t[0], int(t[1])) for name, t in timing.items()})
+    tables = _Tables(engines, range(first_game, first_game + games), config, timeout, referee, record)
+    tables.play(min(jobs, games))
+    results = sorted(tables.results, key=lambda r: r.number)
+    return summarize(results, engines, {name: (t[0], int(t[1])) for name, t in tables.timing.items()})
 
 
 def format_game(result: GameResult) -> str:
