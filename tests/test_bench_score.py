@@ -11,6 +11,8 @@ import numpy as np
 from analysis.bench.score import _zigzag, review_zigzag, teacher, teacher_fit
 from analysis.go.position import Position
 from analysis.nets.inference import Network, Prediction
+from analysis.review.analyze import game_positions
+from analysis.sgf import read_sgf
 
 COUNTED = b"(;GM[1]FF[4]SZ[19]KM[6.5]RE[B+3.5];B[pd];W[dp])"
 RESIGNED = b"(;GM[1]FF[4]SZ[19]KM[6.5]RE[W+R];B[pd];W[dp])"
@@ -93,13 +95,18 @@ def test_zigzag_is_the_distance_from_the_mean_of_the_two_neighbours() -> None:
     assert np.allclose(_zigzag(np.linspace(0.2, 0.8, 7)), 0)
 
 
-def test_a_one_visit_review_zigzags_exactly_as_the_raw_value(tmp_path: Path) -> None:
+def test_a_one_visit_review_shows_the_value_bagged_over_the_eight_symmetries(tmp_path: Path) -> None:
     archive = tmp_path / "games.zip"
     with zipfile.ZipFile(archive, "w") as zf:
         zf.writestr("game.sgf", long_game("B+3.5", pairs=15))
+    network = Network.from_checkpoint(dtype="float32")
 
-    figures = review_zigzag(Network.from_checkpoint(dtype="float32"), 1, 1, archive)
+    figures = review_zigzag(network, 1, 1, archive)
 
+    positions = [p for p, _ in game_positions(read_sgf(long_game("B+3.5", pairs=15)))]
+    side = np.array([p.to_play for p in positions])
+    value = network.predict(positions, symmetries=8).value
+    bagged = _zigzag(np.where(side > 0, value, 1 - value))
     assert figures["positions"] == 29  # the 31 positions of 30 moves but the first and last
-    assert figures["zigzag"] > 0.005
-    assert abs(figures["zigzag"] - figures["raw_zigzag"]) < 1e-3  # the review rounds to 4 places
+    assert figures["zigzag"] > 0.005 and figures["zigzag"] != figures["raw_zigzag"]
+    assert abs(figures["zigzag"] - float(np.mean(bagged))) < 1e-3  # the review rounds to 4 places

@@ -16,7 +16,7 @@ from analysis.review import networks
 from analysis.review.analyze import game_entry, game_positions, position_analysis
 from analysis.review.estimate import SYMMETRIES, estimate
 from analysis.review.report import annotate, mistakes
-from analysis.sgf import read_sgf
+from analysis.sgf import read_sgf, replay
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -56,6 +56,20 @@ def test_win_rates_and_best_move_come_from_the_search() -> None:
     assert moves[0]["move"] == "E5" and moves[0]["winrate"] > 0.8
     assert moves[0]["prior"] < candidates[-1]["prior"]
     assert sum(m["visits"] for m in moves) == 399 and len(analysis["policy"]) == 82
+
+
+def test_the_root_is_judged_over_the_eight_symmetries() -> None:
+    network = networks.network()
+    evaluator = networks.search_evaluator()
+    position = replay(read_sgf(b"(;GM[1]SZ[19]KM[6.5];B[pd];W[dp];B[pp];W[dd];B[fq];W[cn])"))
+
+    analysis = position_analysis(position, evaluator, visits=1, include_policy=True)
+
+    bagged, single = network.predict([position], symmetries=8), network.predict([position])
+    assert np.allclose(analysis["policy"], bagged.policy[0], atol=1e-5)
+    assert not np.allclose(analysis["policy"], single.policy[0], atol=1e-4)
+    assert analysis["winrate"] == round(float(bagged.value[0]), 4)
+    assert analysis["candidates"][0]["prior"] == round(float(bagged.policy[0].max()), 5)
 
 
 def test_unvisited_candidates_have_no_win_rate() -> None:

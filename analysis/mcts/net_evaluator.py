@@ -48,17 +48,33 @@ class NetEvaluator:
         entries = [self.cache.get(k) for k in keys]
         missing = [i for i, e in enumerate(entries) if e is None]
         if missing:
-            prediction = self.network.predict([positions[i] for i in missing])
-            leads = prediction.score_mean
-            for j, i in enumerate(missing):
-                prior = prediction.policy[j]
-                if self.ladder_adjust:
-                    prior = adjust_policy(prior, positions[i]).astype(np.float32)
-                entries[i] = (prior, float(prediction.value[j]), None if leads is None else float(leads[j]))
-                self.cache.put(keys[i], entries[i])
+            for i, entry in zip(missing, self._predict([positions[i] for i in missing]), strict=True):
+                entries[i] = entry
+                self.cache.put(keys[i], entry)
         scored = entries[0][2] is not None
         return (np.stack([e[0] for e in entries]), np.array([e[1] for e in entries]),
                 np.array([e[2] for e in entries]) if scored else None)
+
+    def prime(self, position: Position, symmetries: int = 8) -> None:
+        """Cache the network's outputs for ``position`` averaged over its ``symmetries`` (1 or 8),
+        so that a search from it starts from those priors and value (Cazenave 2017's bagging, as
+        KataGo's ``rootNumSymmetriesToSample``: one batch of 8 instead of one evaluation).
+
+        Raises ValueError for a bad symmetry count.
+        """
+        self.cache.put(position_key(position), self._predict([position], symmetries)[0])
+
+    def _predict(self, positions: Sequence[Position], symmetries: int = 1) -> list[tuple]:
+        """Return the (prior, win probability, score lead or None) of each position, from one call."""
+        prediction = self.network.predict(positions, symmetries)
+        leads = prediction.score_mean
+        entries = []
+        for j, position in enumerate(positions):
+            prior = prediction.policy[j]
+            if self.ladder_adjust:
+                prior = adjust_policy(prior, position).astype(np.float32)
+            entries.append((prior, float(prediction.value[j]), None if leads is None else float(leads[j])))
+        return entries
 
     def infer(self, positions: Sequence[Position]) -> tuple[np.ndarray, np.ndarray]:
         """Return the network's (softmax over legal moves and pass (N, size*size + 1) float32,

@@ -86,9 +86,13 @@ def position_analysis(
     - ``policy`` (with ``include_policy``): the network's ``size*size + 1`` probabilities.
 
     The candidates come from ``policy`` when given (another network's), else from the evaluator's.
-    Raises whatever the evaluator raises.
+    An evaluator that can (``prime``) judges the position itself over the board's 8 symmetries:
+    the root's priors and value are bagged.  Raises whatever the evaluator raises.
     """
     size = position.size
+    prime = getattr(evaluator, "prime", None)
+    if prime is not None:
+        prime(position)
     result = Search(position, evaluator, SearchConfig.analysis()).run(max_visits=max(1, visits))
     if policy is None:
         policy = evaluator.evaluate([position])[0][0]  # the root's, from the evaluator's cache

@@ -41,6 +41,14 @@ class LockedEvaluator:
         with self.lock:
             return self.inner.evaluate(positions)
 
+    def prime(self, position: Position) -> None:
+        """Let the inner evaluator cache ``position``'s bagged outputs, if it can
+        (:meth:`~analysis.mcts.NetEvaluator.prime`)."""
+        prime = getattr(self.inner, "prime", None)
+        if prime is not None:
+            with self.lock:
+                prime(position)
+
 
 _cache: dict[tuple[str, str], object] = {}
 _cache_lock = threading.RLock()
