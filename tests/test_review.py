@@ -11,6 +11,7 @@ import torch
 
 from analysis.go.coords import from_gtp
 from analysis.go.position import Position
+from analysis.mcts import BaggedRoot
 from analysis.nets.inference import Prediction
 from analysis.review import networks
 from analysis.review.analyze import game_entry, game_positions, position_analysis
@@ -58,7 +59,7 @@ def test_win_rates_and_best_move_come_from_the_search() -> None:
     assert sum(m["visits"] for m in moves) == 399 and len(analysis["policy"]) == 82
 
 
-def test_the_root_is_judged_over_the_eight_symmetries() -> None:
+def test_the_root_is_judged_over_the_eight_symmetries_and_the_shared_cache_keeps_one() -> None:
     network = networks.network()
     evaluator = networks.search_evaluator()
     position = replay(read_sgf(b"(;GM[1]SZ[19]KM[6.5];B[pd];W[dp];B[pp];W[dd];B[fq];W[cn])"))
@@ -70,6 +71,21 @@ def test_the_root_is_judged_over_the_eight_symmetries() -> None:
     assert not np.allclose(analysis["policy"], single.policy[0], atol=1e-4)
     assert analysis["winrate"] == round(float(bagged.value[0]), 4)
     assert analysis["candidates"][0]["prior"] == round(float(bagged.policy[0].max()), 5)
+    # the bot's searches share the evaluator's cache: they still get the one-orientation outputs
+    priors, wins, _ = evaluator.evaluate([position])
+    assert np.allclose(priors[0], single.policy[0]) and wins[0] == pytest.approx(single.value[0])
+
+
+def test_a_bagged_root_answers_for_the_root_and_the_inner_evaluator_for_the_rest() -> None:
+    root, other = Position(9), Position(9)
+    other.play(from_gtp("E5", 9))
+    judged = (np.full(82, 1 / 82, np.float32), 0.77, None)
+
+    priors, wins, leads = BaggedRoot(FavouriteEvaluator(from_gtp("E5", 9)), root, judged).evaluate(
+        [other, root, other])
+
+    assert wins.tolist() == [0.1, 0.77, 0.1]  # White to move after E5: the favourite is Black's
+    assert np.allclose(priors[1], 1 / 82) and priors[0][0] == 1.0 and leads is None
 
 
 def test_unvisited_candidates_have_no_win_rate() -> None:

@@ -135,7 +135,8 @@ def review_zigzag(network: Network, visits: int, limit: int, archive: Path = VAL
         search = [position_analysis(p, evaluator, visits)["black_winrate"] for p in positions]
         searched.extend(_zigzag(np.array(search)).tolist())
     return {"games": limit, "visits": visits, "positions": len(searched),
-            "zigzag": round(float(np.mean(searched)), 4), "raw_zigzag": round(float(np.mean(raw)), 4)}
+            "zigzag": round(float(np.mean(searched)), 4) if searched else None,
+            "raw_zigzag": round(float(np.mean(raw)), 4) if raw else None}
 
 
 def measure(network: Network, limit: int) -> dict:

@@ -16,10 +16,13 @@ import numpy as np
 
 from analysis.go.position import Position
 from analysis.mcts.cache import LRUCache, position_key
+from analysis.mcts.evaluator import Evaluator
 from analysis.tactics.policy_adjust import adjust_policy
 
 if TYPE_CHECKING:
     from analysis.nets.inference import Network
+
+Entry = tuple[np.ndarray, float, float | None]  # one position's priors, win probability, score lead
 
 
 class NetEvaluator:
@@ -55,16 +58,12 @@ class NetEvaluator:
         return (np.stack([e[0] for e in entries]), np.array([e[1] for e in entries]),
                 np.array([e[2] for e in entries]) if scored else None)
 
-    def prime(self, position: Position, symmetries: int = 8) -> None:
-        """Cache the network's outputs for ``position`` averaged over its ``symmetries`` (1 or 8),
-        so that a search from it starts from those priors and value (Cazenave 2017's bagging, as
-        KataGo's ``rootNumSymmetriesToSample``: one batch of 8 instead of one evaluation).
+    def bagged(self, position: Position) -> Entry:
+        """Return the network's (priors, win probability, score lead or None) for ``position``
+        averaged over the board's 8 symmetries (Cazenave 2017's bagging), not cached."""
+        return self._predict([position], symmetries=8)[0]
 
-        Raises ValueError for a bad symmetry count.
-        """
-        self.cache.put(position_key(position), self._predict([position], symmetries)[0])
-
-    def _predict(self, positions: Sequence[Position], symmetries: int = 1) -> list[tuple]:
+    def _predict(self, positions: Sequence[Position], symmetries: int = 1) -> list[Entry]:
         """Return the (prior, win probability, score lead or None) of each position, from one call."""
         prediction = self.network.predict(positions, symmetries)
         leads = prediction.score_mean
@@ -84,3 +83,33 @@ class NetEvaluator:
         """
         prediction = self.network.predict(positions)
         return prediction.policy, prediction.value
+
+
+class BaggedRoot:
+    """The evaluator of one search whose root is judged over the 8 symmetries, as KataGo's
+    ``rootNumSymmetriesToSample``: ``root`` gets the given ``judged`` outputs, every other
+    position those of ``inner``.  The bagged outputs stay out of ``inner``'s cache, so that other
+    searches sharing it (the bot's) see the same single-orientation outputs whatever was analysed."""
+
+    def __init__(self, inner: Evaluator, root: Position, judged: Entry) -> None:
+        self.inner = inner
+        self.root_key = position_key(root)
+        self.judged = judged
+
+    def evaluate(self, positions: Sequence[Position]) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """Return (priors, win probabilities, score leads or None) as :meth:`NetEvaluator.evaluate`."""
+        at_root = [position_key(p) == self.root_key for p in positions]
+        if not any(at_root):
+            return self.inner.evaluate(positions)
+        others = [p for p, root in zip(positions, at_root, strict=True) if not root]
+        priors, wins, leads = self.inner.evaluate(others) if others else (None, None, None)
+        rows, k = [], 0
+        for root in at_root:
+            if root:
+                rows.append(self.judged)
+            else:
+                rows.append((priors[k], float(wins[k]), None if leads is None else float(leads[k])))
+                k += 1
+        scored = self.judged[2] is not None
+        return (np.stack([r[0] for r in rows]), np.array([r[1] for r in rows]),
+                np.array([r[2] for r in rows]) if scored else None)

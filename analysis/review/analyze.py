@@ -22,7 +22,7 @@ import numpy as np
 
 from analysis.go.coords import BLACK, to_gtp
 from analysis.go.position import Position
-from analysis.mcts import Candidate, Evaluator, Search, SearchConfig
+from analysis.mcts import BaggedRoot, Candidate, Evaluator, Search, SearchConfig
 from analysis.review.query import PositionQuery
 from analysis.sgf import GameRecord, SgfError, replay
 from analysis.tactics import ladder
@@ -63,6 +63,13 @@ def _points(lead: float | None) -> float | None:
     return None if lead is None else round(lead, 1)
 
 
+def _with_bagged_root(evaluator: Evaluator, position: Position) -> Evaluator:
+    """Return ``evaluator`` with ``position`` judged over the 8 symmetries when it can do that."""
+    bagged = getattr(evaluator, "bagged", None)
+    judged = bagged(position) if bagged is not None else None
+    return evaluator if judged is None else BaggedRoot(evaluator, position, judged)
+
+
 def position_analysis(
     position: Position,
     evaluator: Evaluator,
@@ -86,13 +93,12 @@ def position_analysis(
     - ``policy`` (with ``include_policy``): the network's ``size*size + 1`` probabilities.
 
     The candidates come from ``policy`` when given (another network's), else from the evaluator's.
-    An evaluator that can (``prime``) judges the position itself over the board's 8 symmetries:
-    the root's priors and value are bagged.  Raises whatever the evaluator raises.
+    An evaluator that can (``bagged``) judges the position itself over the board's 8 symmetries:
+    the root's priors and value are bagged (:class:`~analysis.mcts.BaggedRoot`).  Raises whatever
+    the evaluator raises.
     """
     size = position.size
-    prime = getattr(evaluator, "prime", None)
-    if prime is not None:
-        prime(position)
+    evaluator = _with_bagged_root(evaluator, position)
     result = Search(position, evaluator, SearchConfig.analysis()).run(max_visits=max(1, visits))
     if policy is None:
         policy = evaluator.evaluate([position])[0][0]  # the root's, from the evaluator's cache

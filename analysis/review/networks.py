@@ -22,6 +22,7 @@ import torch
 
 from analysis.go.position import Position
 from analysis.mcts import Evaluator, NetEvaluator
+from analysis.mcts.net_evaluator import Entry
 from analysis.nets import checkpoint
 from analysis.nets.inference import Network
 
@@ -41,13 +42,14 @@ class LockedEvaluator:
         with self.lock:
             return self.inner.evaluate(positions)
 
-    def prime(self, position: Position) -> None:
-        """Let the inner evaluator cache ``position``'s bagged outputs, if it can
-        (:meth:`~analysis.mcts.NetEvaluator.prime`)."""
-        prime = getattr(self.inner, "prime", None)
-        if prime is not None:
-            with self.lock:
-                prime(position)
+    def bagged(self, position: Position) -> Entry | None:
+        """Return the inner evaluator's outputs for ``position`` averaged over the 8 symmetries
+        (:meth:`~analysis.mcts.NetEvaluator.bagged`), or None if it cannot give them."""
+        bagged = getattr(self.inner, "bagged", None)
+        if bagged is None:
+            return None
+        with self.lock:
+            return bagged(position)
 
 
 _cache: dict[tuple[str, str], object] = {}

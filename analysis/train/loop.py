@@ -256,9 +256,11 @@ class _Progress:
 
     def add(self, parts: dict, samples: int, rate: float, wall: float) -> None:
         """Record one step's loss ``parts``; report when 10 seconds have passed since the last report."""
+        if not self.show:
+            return
         self.window.append(parts)
         now = time.time()
-        if not self.show or now - self.last <= 10:
+        if now - self.last <= 10:
             return
         mean = {k: float(np.mean([w[k] for w in self.window if k in w])) for k in self.window[-1]}
         speed = len(self.window) * self.samples_per_step / (now - self.last)
@@ -278,6 +280,7 @@ class _Validation:
         self.validator, self.every, self.best, self.log = validator, every, best, log
         self.run_dir, self.preset = run_dir, preset
         self.next = (samples // every + 1) * every
+        self.last: tuple[int, dict] | None = None  # the samples and metrics of the last validation
 
     def due(self, samples: int) -> bool:
         """Whether ``samples`` has reached the next validation."""
@@ -285,8 +288,12 @@ class _Validation:
 
     def run(self, model: torch.nn.Module, dtype: torch.dtype, samples: int, wall: float, rate: float) -> dict:
         """Validate ``model``, save it as ``best.pt`` if its top-1 is the best yet, report and log
-        the metrics, and return them."""
+        the metrics, and return them (once per sample count: a run that ends where a validation
+        fell is not validated twice)."""
+        if self.last is not None and self.last[0] == samples:
+            return self.last[1]
         metrics = self.validator.run(model, dtype)
+        self.last = (samples, metrics)
         self.next = (samples // self.every + 1) * self.every
         if metrics["top1"] > self.best:
             self.best = metrics["top1"]
