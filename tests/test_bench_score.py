@@ -110,3 +110,4 @@ def test_a_one_visit_review_shows_the_value_bagged_over_the_eight_symmetries(tmp
     assert figures["positions"] == 29  # the 31 positions of 30 moves but the first and last
     assert figures["zigzag"] > 0.005 and figures["zigzag"] != figures["raw_zigzag"]
     assert abs(figures["zigzag"] - float(np.mean(bagged))) < 1e-3  # the review rounds to 4 places
+    assert figures["bagged_zigzag"] == round(float(np.mean(bagged)), 4)

@@ -11,7 +11,9 @@
   that swings with the player to move shows up here.
 
 ``review_zigzag`` (with ``--search-visits N``): the same distance for the win rate a game review
-shows, the search's at N visits (the site's default is 200), on the first ``--search-games`` games.
+shows, the search's at N visits (the site's default is 200), on the first ``--search-games`` games,
+beside the raw value's there, over one orientation (``raw_zigzag``) and averaged over the 8
+symmetries (``bagged_zigzag``: what the review's root starts from, and all a 1-visit review shows).
 
 ``komi`` (networks with a score head): how far Black's lead moves per point of komi, between the
 record's komi minus and plus 5 points, on every 20th position (``slope``; a point of komi is a
@@ -124,19 +126,19 @@ def _zigzag(black_win: np.ndarray) -> np.ndarray:
 
 def review_zigzag(network: Network, visits: int, limit: int, archive: Path = VALIDATION) -> dict:
     """Return the zigzag of the win rate a review shows (the search's at ``visits``, Black's) on the
-    first ``limit`` games of ``archive``, with the raw value's on the same games."""
+    first ``limit`` games of ``archive``, with the raw value's on the same games, over one
+    orientation and over the 8 symmetries."""
     evaluator = NetEvaluator(network)
-    raw: list[float] = []
-    searched: list[float] = []
+    zigzags: dict[str, list[float]] = {"zigzag": [], "raw_zigzag": [], "bagged_zigzag": []}
     for positions, _ in games(limit, archive):
-        prediction = network.predict(positions)
         side = np.array([p.to_play for p in positions], dtype=np.float64)
-        raw.extend(_zigzag(_black_win(prediction.value, side)).tolist())
+        for name, symmetries in (("raw_zigzag", 1), ("bagged_zigzag", 8)):
+            value = network.predict(positions, symmetries=symmetries).value
+            zigzags[name].extend(_zigzag(_black_win(value, side)).tolist())
         search = [position_analysis(p, evaluator, visits)["black_winrate"] for p in positions]
-        searched.extend(_zigzag(np.array(search)).tolist())
-    return {"games": limit, "visits": visits, "positions": len(searched),
-            "zigzag": round(float(np.mean(searched)), 4) if searched else None,
-            "raw_zigzag": round(float(np.mean(raw)), 4) if raw else None}
+        zigzags["zigzag"].extend(_zigzag(np.array(search)).tolist())
+    return {"games": limit, "visits": visits, "positions": len(zigzags["zigzag"]),
+            **{name: round(float(np.mean(v)), 4) if v else None for name, v in zigzags.items()}}
 
 
 def measure(network: Network, limit: int) -> dict:
