@@ -155,6 +155,39 @@ def test_a_widened_net_computes_what_the_narrow_one_did_and_its_new_weights_lear
     assert new.trunk[0].conv.weight.grad[:64, 64:].abs().sum() > 0
 
 
+def test_a_deepened_net_computes_what_the_shallow_one_did_and_its_new_blocks_learn() -> None:
+    torch.manual_seed(0)
+    old = build(get_preset("golois-score-b6c64"))
+    x = torch.rand(8, 40, 19, 19)
+    with torch.no_grad():  # trained batch norms: their own scale and bias, statistics of the data
+        for module in old.modules():
+            if isinstance(module, torch.nn.BatchNorm2d):
+                module.weight.uniform_(-1.5, 1.5)
+                module.bias.uniform_(-0.5, 0.5)
+                module.momentum = None  # running statistics: the mean over the passes
+        old.train()
+        for _ in range(3):
+            old.forward_all(x)
+    new = build(get_preset("golois-score-b12c64"))
+    report = transplant(new, old.state_dict())
+    assert report["deepened"] == [f"trunk.{i}" for i in range(6, 12)]
+    assert {name.split(".")[0] for name in report["fresh"]} == {"trunk"}
+    # running statistics: exactly; the batch's own: but for the batch norms' epsilon, which the
+    # new blocks' batch variance carries (a trained net's heads agree within 1e-5 on real positions)
+    for mode, tolerance in ((False, 1e-4), (True, 1e-2)):
+        old.train(mode), new.train(mode)
+        with torch.no_grad():
+            before, after = old.forward_all(x), new.forward_all(x)
+            assert (old.trunk(old.input(x)) < 0).any()  # the ReLU of a new block would cut these
+        for head in before:
+            if head != "score_offset":
+                assert torch.allclose(after[head], before[head], atol=tolerance), (mode, head)
+    new.train()
+    out = new.forward_all(x)
+    (out["policy"][:, 0].logsumexp(1).sum() + out["value"].sum()).backward()
+    assert all(new.trunk[i].conv.weight.grad.abs().sum() > 0 for i in range(6, 12))
+
+
 def test_jittered_komi_stays_where_the_komi_plane_reads_it_and_spreads_evenly(labelled: Path) -> None:
     sampler = TeacherSampler(labelled / "labels.npz", labelled / "train", seed=3, komi_jitter=1.0,
                              komi_range=30.0, shuffle_buffer=1)

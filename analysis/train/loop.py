@@ -241,7 +241,8 @@ def _start(cfg: TrainConfig) -> _Run:
     elif cfg.init_from:
         report = transplant(model, checkpoint.load(cfg.init_from)["model"])
         print(f"started from {cfg.init_from}: {len(report['copied'])} tensors copied, widened "
-              f"{report['widened']}, new {sorted({n.split('.')[0] for n in report['fresh']})}",
+              f"{report['widened']}, deepened {report['deepened']}, "
+              f"new {sorted({n.split('.')[0] for n in report['fresh']})}",
               file=sys.stderr, flush=True)
     return run
 

@@ -12,12 +12,28 @@ So the new network computes exactly what the old one did (the old channels never
 ones, and every head reads them with zero weights) until training moves those weights; the new
 channels' activations are not zero, so the zero weights get gradients from the first step.
 New heads start from their random initialisation.
+
+A deeper Golois trunk (more ``ResidualBN`` blocks after the trained ones) starts as the identity
+too (:func:`deepen`).  Such a block computes ``BN(ReLU(conv(x) + x))``: with its convolution at
+zero it passes ``BN(ReLU(x))``, and the ReLU would cut the negative half of the trained trunk's
+output ``x``.  So the last trained block's batch norm gets a per-channel offset ``c`` (its bias
+raised so that its output stays at or above zero), each new block's batch norm is set to
+reproduce its input (its running statistics those of the shifted output, its scale and bias the
+same, so that it undoes its own normalisation),
+and the last new block's takes the offset off again.  The heads then read what they read before,
+in training mode (batch statistics) and in evaluation mode (running statistics) alike, but for
+outputs more than ``SHIFT_SIGMAS`` standard deviations below the channel's mean.
 """
 
 from __future__ import annotations
 
 import torch
 from torch import nn
+
+from analysis.nets.layers import ResidualBN
+
+SHIFT_SIGMAS = 12.0  # how far below a channel's mean the shifted trunk output stays non-negative (the
+# default net's last block reaches 7.5 standard deviations below on validation positions)
 
 
 def transplant(model: nn.Module, state: dict[str, torch.Tensor]) -> dict[str, list[str]]:
@@ -38,7 +54,38 @@ def transplant(model: nn.Module, state: dict[str, torch.Tensor]) -> dict[str, li
                 report["widened"].append(name)
             else:
                 report["fresh"].append(name)
+    report["deepened"] = deepen(model, report["fresh"])
     return report
+
+
+def deepen(model: nn.Module, fresh: list[str]) -> list[str]:
+    """Make the new ``ResidualBN`` blocks at the end of ``model.trunk`` (those whose tensors are all
+    in ``fresh``, after at least one trained block) start as the identity, as the module docstring
+    says; return the names of the blocks set so, empty when there are none.
+    """
+    trunk = getattr(model, "trunk", None)
+    if not isinstance(trunk, nn.Sequential):
+        return []
+    new = [i for i, block in enumerate(trunk)
+           if isinstance(block, ResidualBN) and all(f"trunk.{i}.{n}" in fresh for n in block.state_dict())]
+    trained = len(trunk) - len(new)
+    at_the_end = new == list(range(trained, len(trunk)))
+    if not new or not trained or not at_the_end or not isinstance(trunk[trained - 1], ResidualBN):
+        return []
+    with torch.no_grad():
+        last = trunk[trained - 1].bn
+        scale, mean = last.weight.abs(), last.bias.clone()
+        shift = (SHIFT_SIGMAS * scale - mean).clamp(min=0)
+        last.bias += shift
+        for i in new:
+            block = trunk[i]
+            block.conv.weight.zero_()
+            block.conv.bias.zero_()
+            block.bn.weight.copy_((scale.square() + block.bn.eps).sqrt())
+            block.bn.bias.copy_(mean + shift if i < len(trunk) - 1 else mean)
+            block.bn.running_mean.copy_(mean + shift)
+            block.bn.running_var.copy_(scale.square())
+    return [f"trunk.{i}" for i in new]
 
 
 def _grown(old: torch.Tensor, new: torch.Tensor) -> bool:
