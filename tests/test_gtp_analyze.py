@@ -22,10 +22,12 @@ import torch
 from analysis.bot.levels import get_level
 from analysis.bot.player import Bot
 from analysis.features import get_feature_set
+from analysis.go.position import Position
 from analysis.gtp.clock import move_seconds
 from analysis.gtp.engine import GtpEngine
 from analysis.nets import checkpoint
 from analysis.nets.golois import GoloisConfig, GoloisNet
+from analysis.nets.inference import Network
 from tests.test_mcts_bot import FixedEvaluator
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -136,6 +138,25 @@ def test_kata_analyze_reports_floats_and_accepts_katagos_switches() -> None:
             assert "." in v["winrate"] and 0 <= float(v["winrate"]) <= 1  # Sabaki: a float if it has a dot
             assert 0 <= float(v["prior"]) <= 1 and float(v["lcb"]) <= float(v["winrate"])
             assert float(v["utility"]) == pytest.approx(2 * float(v["winrate"]) - 1, abs=1e-5)
+
+
+def test_kata_analyze_gives_score_leads_and_the_ownership_sabaki_and_lizzie_read() -> None:
+    network = Network.from_checkpoint(dtype="float32")  # the default: score and ownership heads
+    network.predict([Position(9, 7.5)], symmetries=8)  # warmed up: reports come within the pause
+    gtp = GtpEngine(size=9, bot=Bot(get_level("mcts-50"), net=network))
+    script = [("play b E5", 0), ("kata-analyze w 10 ownership true", 0), ("name", 2.0)]
+    out, _ = serve_with_pauses(gtp, script)
+    header, *lines = replies(out.getvalue())[1].split("\n")
+    assert header == "=" and lines
+    for line in lines:
+        variations, owned = line.split(" ownership ")  # KataGo's ownership ends the line
+        for v in sabaki_parse(variations):
+            assert v["scoreLead"] == v["scoreMean"] and -81 <= float(v["scoreLead"]) <= 81
+        ownership = [float(x) for x in owned.split()]
+        assert len(ownership) == 81 and all(-1 <= x <= 1 for x in ownership)
+        assert ownership[4 * 9 + 4] < -0.5  # E5, row by row from the top left: Black's, so not White's
+    assert replies(gtp.respond("kata-analyze b 10 ownership maybe")) == [
+        "? ownership must be true or false, not 'maybe'"]
 
 
 def test_genmove_analyze_reports_then_plays_the_move() -> None:

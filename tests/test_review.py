@@ -14,7 +14,7 @@ from analysis.go.position import Position
 from analysis.mcts import BaggedRoot
 from analysis.nets.inference import Prediction
 from analysis.review import networks
-from analysis.review.analyze import game_entry, game_positions, position_analysis
+from analysis.review.analyze import game_entry, game_positions, position_analysis, root_judgement
 from analysis.review.estimate import SYMMETRIES, estimate
 from analysis.review.report import annotate, mistakes
 from analysis.sgf import read_sgf, replay
@@ -116,6 +116,31 @@ def test_game_entries_rank_the_played_move_and_mistakes_use_the_search() -> None
     annotate(record, results)
     comment = list(record.main_line())[2].comment
     assert "Black win rate" in comment and "(16 visits)" in comment and "Search's choice" in comment
+
+
+def test_mistakes_leave_out_the_searchs_own_choice_and_the_pass_that_ends_the_game() -> None:
+    def entry(k: int, to_play: str, black: float, played: str | None, best: str) -> dict:
+        return {"move_number": k, "to_play": to_play, "black_winrate": black, "played": played,
+                "best": best, "black_score_lead": 20 * (black - 0.5)}
+
+    results = [
+        entry(0, "B", 0.60, "C3", "E5"),  # Black drops 0.10 with a move the search did not choose
+        entry(1, "W", 0.50, "G7", "G7"),  # White drops 0.05 with the search's own choice: noise
+        entry(2, "B", 0.55, "pass", "D4"),  # Black drops 0.15 by passing early: a mistake
+        entry(3, "W", 0.40, "pass", "C6"),  # White's pass ends the game: not judged
+        entry(4, "B", 0.90, None, "E5"),
+    ]
+    assert [(m["move_number"], m["move"]) for m in mistakes(results)] == [(3, "pass"), (1, "C3")]
+    assert [m["move_number"] for m in mistakes(results, by="score")] == [3, 1]
+
+
+def test_the_reviews_territory_of_a_symmetric_position_is_symmetric() -> None:
+    network = networks.network()
+    judged = root_judgement(network, Position(9, 7.5), ownership=True)
+    owned = np.array(judged["ownership"]).reshape(9, 9)
+    assert np.allclose(owned, owned.T, atol=2e-3) and np.allclose(owned, owned[::-1], atol=2e-3)
+    one_orientation = network.predict([Position(9, 7.5)]).ownership[0].reshape(9, 9)
+    assert not np.allclose(one_orientation, one_orientation[::-1], atol=2e-3)
 
 
 def test_annotate_writes_sabakis_score_lead_beside_its_win_rate() -> None:

@@ -370,6 +370,14 @@ def test_out_of_range_setup_point_names_the_node() -> None:
     assert info.value.move_number is None
 
 
+def test_setup_stones_without_liberties_name_the_node_and_the_point() -> None:
+    game = read_sgf("(;SZ[9]AB[ab][ba]AW[aa];B[ee])", source="s.sgf")  # A8 and B9 surround A9
+    with pytest.raises(SgfError, match=r"^s\.sgf, node 0: setup stones at A9 have no liberties$") as info:
+        replay(game)
+    assert info.value.kind == "illegal_setup"
+    assert replay(read_sgf("(;SZ[9]AB[ab]AW[aa];B[ba])")).color_at(0) == 0  # a move may capture them
+
+
 def test_out_of_range_coordinate_in_a_variation_is_found() -> None:
     with pytest.raises(SgfError, match=r"move 2 of a variation: bad coordinate in W\[kk\]"):
         read_sgf("(;SZ[9];B[ee](;W[cc])(;W[kk]))")

@@ -8,7 +8,9 @@ One line per report, one ``info`` block per searched move, most visited first::
 Leela Zero's numbers are integers in 1/10000, KataGo's are floats; win rates and
 score leads are for the player to move, ``utility`` is the search's value on the
 -1..+1 scale.  ``pv`` comes last in each block, as Sabaki and Lizzie read it to the
-next ``info``.  ``scoreLead`` is there when the network has a score head, and
+next ``info``.  ``scoreLead`` is there when the network has a score head, with
+``scoreMean`` beside it (KataGo's older name for the same figure, which Lizzie's
+descendants read), and
 ``ownership`` (one value per point, row by row from the top left, -1..1 for the
 player to move) ends the line when it is asked for and the network has the head.
 ``lcb`` is the lower end of the 95% Wilson interval of the win rate over the move's
@@ -43,7 +45,9 @@ def lz_block(candidate: Candidate, order: int, size: int) -> str:
 def kata_block(candidate: Candidate, order: int, size: int) -> str:
     """Return one KataGo ``info`` block."""
     pv = " ".join(to_gtp(m, size) for m in candidate.pv)
-    lead = f" scoreLead {candidate.score_lead:.6f}" if candidate.score_lead is not None else ""
+    lead = ""
+    if candidate.score_lead is not None:
+        lead = f" scoreMean {candidate.score_lead:.6f} scoreLead {candidate.score_lead:.6f}"
     return (
         f"info move {to_gtp(candidate.move, size)} visits {candidate.visits}"
         f" utility {2 * candidate.winrate - 1:.6f} winrate {candidate.winrate:.6f}{lead}"

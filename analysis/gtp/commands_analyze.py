@@ -81,8 +81,10 @@ def parse_analyze_args(args: list[str]) -> AnalyzeArgs:
             interval = _count(value, key)
         elif key == "maxmoves":
             max_moves = _count(value, key)
-        elif key not in KATA_SWITCHES or value not in ("true", "false"):
+        elif key not in KATA_SWITCHES:
             raise CommandError(f"unsupported analyze argument {key!r}")
+        elif value not in ("true", "false"):
+            raise CommandError(f"{key} must be true or false, not {value!r}")
         elif key == "ownership":
             ownership = value == "true"
     return AnalyzeArgs(color, max(interval, 1) / 100, max_moves, ownership)
@@ -119,9 +121,10 @@ def _analyze(engine: GtpEngine, args: list[str], kata: bool) -> str:
 
 
 def _ownership(engine: GtpEngine, position: Position) -> list[float] | None:
-    """Return the bot's network's ownership of ``position`` for the player to move, or None."""
+    """Return the bot's network's ownership of ``position`` for the player to move, averaged over
+    the 8 symmetries as the site's analyses are, or None."""
     net = engine.bot.net
-    owned = net.predict([position]).ownership if net is not None else None
+    owned = net.predict([position], symmetries=8).ownership if net is not None else None
     return None if owned is None else owned[0].tolist()
 
 

@@ -187,8 +187,10 @@ def backpred_heatmap(network: Network, position: Position) -> list[float]:
 def root_judgement(network: Network, position: Position, ownership: bool) -> dict:
     """Return the network's own judgement of ``position`` beside the search's: ``score_stdev`` (the
     spread of the final margin, in points) and, with ``ownership``, the ``ownership`` of each point
-    (n*n, row-major, -1..1 for the player to move); None where the network has no such head."""
-    prediction = network.predict([position])
+    (n*n, row-major, -1..1 for the player to move); None where the network has no such head.  Both
+    are averaged over the 8 symmetries, as the search's root is (and the play page's estimate):
+    one orientation leaves a symmetric position's map lopsided."""
+    prediction = network.predict([position], symmetries=8)
     stdev = prediction.score_stdev
     out = {"score_stdev": None if stdev is None else round(float(stdev[0]), 1)}
     if ownership:

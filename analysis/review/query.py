@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 
-from analysis.go.coords import BLACK, WHITE, from_gtp, parse_color
+from analysis.go.coords import BLACK, WHITE, from_gtp, parse_color, to_gtp
 from analysis.go.position import IllegalMoveError, Position
 from analysis.go.rules import uses_superko
 
@@ -88,14 +88,25 @@ def build_position(
     """Return the position after ``initial_stones`` then ``moves``, both as ``[colour, GTP]`` pairs.
 
     With setup stones and no moves, White plays first when only Black has stones (a handicap).
-    Raises ValueError (CoordinateError, IllegalMoveError...) naming the offending item.
+    Raises ValueError (CoordinateError, IllegalMoveError...) naming the offending item: a setup
+    stone on pass, on a point that already has one, or in a string without liberties too.
     """
     black, white = [], []
+    placed: dict[int, str] = {}  # point -> the item that put a stone there
     for i, item in enumerate(initial_stones):
-        color, point = _color_point(item, size, f"initialStones[{i}]")
+        where = f"initialStones[{i}]"
+        color, point = _color_point(item, size, where)
+        if point == size * size:
+            raise ValueError(f"{where}: a setup stone needs a vertex, not {item[1]!r}")
+        if point in placed:
+            raise ValueError(f"{where}: {item[1]} already has a stone ({placed[point]})")
+        placed[point] = where
         (black if color == BLACK else white).append(point)
     to_play = WHITE if black and not white and not moves else BLACK
     position = Position.from_stones(size, komi, superko, black, white, to_play)
+    for point, where in placed.items():
+        if position.liberties(point) == 0:
+            raise ValueError(f"{where}: the stones at {to_gtp(point, size)} have no liberties")
     for i, item in enumerate(moves):
         color, point = _color_point(item, size, f"moves[{i}]")
         try:

@@ -21,13 +21,20 @@ def mistakes(results: Sequence[dict], limit: int = 10, by: str = "winrate") -> l
     (position k) minus after it (position k+1), and ``points_lost`` the same of the score lead
     (None without score leads).  ``by`` ranks them by ``winrate`` (the loss) or by ``score`` (the
     points lost).  Each item has ``move_number``, ``color``, ``move``, ``loss``, ``points_lost``
-    and ``best`` (the search's choice instead).  Raises ValueError for another ``by``.
+    and ``best`` (the search's choice instead).  Not listed: a move the search chose itself (its
+    drop is the search's noise), and the pass that ends the game (the second pass in a row: the
+    position after it is counted, not played on, so the network's judgement of it means nothing).
+    Raises ValueError for another ``by``.
     """
     if by not in ("winrate", "score"):
         raise ValueError(f"mistakes are ranked by winrate or score, not {by!r}")
     out = []
+    previous = None  # the move that led to ``before``
     for before, after in pairwise(results):
-        if before.get("played") is None or before["black_winrate"] is None or after["black_winrate"] is None:
+        played = before.get("played")
+        judged = _judged(before, after, previous)
+        previous = played
+        if not judged:
             continue
         sign = 1 if before["to_play"] == "B" else -1
         loss = sign * (before["black_winrate"] - after["black_winrate"])
@@ -38,7 +45,7 @@ def mistakes(results: Sequence[dict], limit: int = 10, by: str = "winrate") -> l
                 {
                     "move_number": before["move_number"] + 1,
                     "color": before["to_play"],
-                    "move": before["played"],
+                    "move": played,
                     "loss": round(loss, 4),
                     "points_lost": None if points is None else round(points, 1),
                     "best": before.get("best"),
@@ -47,6 +54,15 @@ def mistakes(results: Sequence[dict], limit: int = 10, by: str = "winrate") -> l
     key = "points_lost" if by == "score" else "loss"
     out.sort(key=lambda m: -m[key])
     return out[:limit]
+
+
+def _judged(before: dict, after: dict, previous: str | None) -> bool:
+    """Whether the move ``before["played"]`` (after ``previous``) can be called a mistake (see
+    :func:`mistakes`)."""
+    played = before.get("played")
+    if played is None or before["black_winrate"] is None or after["black_winrate"] is None:
+        return False
+    return played != before.get("best") and not (played == previous == "pass")
 
 
 def _points_lost(before: dict, after: dict, sign: int) -> float | None:

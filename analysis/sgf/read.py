@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from sgfmill import sgf_grammar
 
+from analysis.go.coords import to_gtp
 from analysis.sgf.encoding import decode_sgf_bytes
 from analysis.sgf.model import (
     MOVE_PROPERTIES,
@@ -241,7 +242,8 @@ def replay(game: GameRecord, upto: int | None = None, *, superko: bool = False) 
     :class:`~analysis.go.position.Position`.
 
     Raises SgfError (kind ``"illegal_move"``, with ``move_number``) naming the
-    move, its coordinate and the rules engine's reason when a move is illegal;
+    move, its coordinate and the rules engine's reason when a move is illegal; SgfError (kind
+    ``"illegal_setup"``) for setup stones left without liberties;
     SgfError for a bad coordinate; ValueError if ``upto`` is negative.
     """
     # Imported here so that reading and writing SGF work without the compiled board.
@@ -264,6 +266,7 @@ def replay(game: GameRecord, upto: int | None = None, *, superko: bool = False) 
             break
         if any(setup):
             position.setup(black=setup.black, white=setup.white, empty=setup.empty)
+            _check_liberties(position, (*setup.black, *setup.white), game, f"node {depth}")
         if node.get("PL") in ("B", "W"):
             position.to_play = MOVE_PROPERTIES[node.get("PL")]
         if move is None:
@@ -281,3 +284,11 @@ def replay(game: GameRecord, upto: int | None = None, *, superko: bool = False) 
                 move_number=number,
             ) from e
     return position
+
+
+def _check_liberties(position: Position, points: tuple[int, ...], game: GameRecord, where: str) -> None:
+    """Raise SgfError (kind ``"illegal_setup"``) if a stone of ``points`` is in a string without liberties."""
+    for point in points:
+        if position.liberties(point) == 0:
+            raise SgfError(f"setup stones at {to_gtp(point, game.size)} have no liberties",
+                           kind="illegal_setup", source=game.source, where=where)

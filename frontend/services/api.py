@@ -66,8 +66,8 @@ def parse(query: Any) -> Job:
         raise ApiError(f"'boardXSize' must be an integer between {MIN_SIZE} and {MAX_SIZE}")
     if _get(query, "boardYSize", int, size, "an integer") != size:
         raise ApiError("only square boards are supported: boardYSize must equal boardXSize")
-    komi = float(_get(query, "komi", (int, float), 7.5, "a number"))
-    if not -150 <= komi <= 150:
+    komi = _get(query, "komi", (int, float), 7.5, "a number")
+    if not -150 <= komi <= 150:  # compared before float(): a huge integer would overflow it
         raise ApiError("'komi' must be between -150 and 150")
     rules = _get(query, "rules", str, "chinese", "a string").lower()
     if rules not in RULES:
@@ -89,7 +89,7 @@ def parse(query: Any) -> Job:
         raise ApiError(str(e)) from None
     analysis = PositionQuery(
         size=size,
-        komi=komi,
+        komi=float(komi),
         rules=rules,
         visits=min(visits, settings.GOWEB_API_MAX_VISITS),
         initial_stones=stones,
