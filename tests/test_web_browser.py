@@ -236,6 +236,25 @@ def test_upload_analyse_to_100_percent_and_see_the_win_rate_graph(page, site: Si
     assert page.locator("#candidate-list li").count() == 10
 
 
+def test_arrow_keys_still_move_through_the_game_after_a_click_on_a_show_checkbox(page, site: Site) -> None:
+    """A checkbox takes Space only: ← → Home End pressed on it are the page's; a menu keeps its keys."""
+    upload(page, site, REVIEW_SGF)
+    status_starts(page, "7 moves.")
+    page.click("#show-numbers")
+    assert page.evaluate("document.activeElement.id") == "show-numbers"
+    page.keyboard.press("ArrowRight")
+    assert page.locator("#move-label").inner_text() == "1 / 7"
+    page.keyboard.press("End")
+    assert page.locator("#move-label").inner_text() == "7 / 7"
+    page.keyboard.press("Home")
+    assert page.locator("#move-label").inner_text() == "0 / 7"
+    page.keyboard.press(" ")
+    assert not page.is_checked("#show-numbers")  # Space still ticks the box
+    page.focus("#graph-mode")
+    page.keyboard.press("ArrowRight")
+    assert page.locator("#move-label").inner_text() == "0 / 7"
+
+
 def test_feature_plane_viewer_and_ladder_overlay(page, site: Site) -> None:
     upload(page, site, LADDER_SGF)
     page.keyboard.press("End")
@@ -346,11 +365,10 @@ def test_compare_two_networks_move_by_move(page, two_network_site: Site) -> None
     assert page.locator("#net-b option[value=golois]").is_disabled()  # A shows it: B cannot
 
 
-@pytest.fixture(scope="module")
-def score_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
-    """The site whose default next-move network is an untrained golois-score-b6c64 (score and
-    ownership heads), its ownership head's last layer x10 so that the map has strong points too."""
-    weights = write_score_weights(tmp_path_factory.mktemp("weights"), ownership_gain=10)
+def serve_score_net(tmp_path_factory: pytest.TempPathFactory, ownership_gain: float) -> Iterator[Site]:
+    """Serve the site whose default next-move network is an untrained golois-score-b6c64 (score and
+    ownership heads), its ownership head's last layer multiplied by ``ownership_gain``."""
+    weights = write_score_weights(tmp_path_factory.mktemp("weights"), ownership_gain=ownership_gain)
     served = Site(tmp_path_factory.mktemp("site"), GOWEB_WEIGHTS_DIR=str(weights))
     served.start()
     try:
@@ -359,16 +377,41 @@ def score_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
         served.stop()
 
 
+@pytest.fixture(scope="module")
+def score_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
+    """The score network's site, the ownership x10 so that the map has strong points too."""
+    yield from serve_score_net(tmp_path_factory, 10)
+
+
+@pytest.fixture(scope="module")
+def sure_ownership_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
+    """The score network's site, the ownership x30: sure enough of points under stones to call some
+    stones dead."""
+    yield from serve_score_net(tmp_path_factory, 30)
+
+
 # territory.js: a stone on a point the other side owns this much is dead; fainter points stay bare
 DEAD, FAINT = 0.5, 0.05
 
 
-def expected_overlay(board: str, black_ownership: list[float]) -> tuple[dict[int, str], set[int]]:
-    """The squares the overlay must draw ({point: owner "black"/"white"}) and the dead stones."""
-    dead = {p for p, v in enumerate(black_ownership)
+def overlay_dead(board: str, black_ownership: list[float]) -> set[int]:
+    """The stones the map calls dead: on points the other side owns at least DEAD."""
+    return {p for p, v in enumerate(black_ownership)
             if (board[p] == "X" and v <= -DEAD) or (board[p] == "O" and v >= DEAD)}
-    squares = {p: "black" if v > 0 else "white" for p, v in enumerate(black_ownership)
-               if (board[p] == "." or p in dead) and abs(v) >= FAINT}
+
+
+def expected_overlay(
+    board: str, black_ownership: list[float], dead: set[int] | None = None
+) -> tuple[dict[int, str], set[int]]:
+    """The squares the overlay must draw ({point: owner "black"/"white"}) and the dead stones:
+    ``dead`` (the player's marks) when given, else those the map calls dead. Empty points and the
+    dead stones the other side owns get a square, unless the map is unsure there."""
+    dead = overlay_dead(board, black_ownership) if dead is None else dead
+    squares = {}
+    for p, v in enumerate(black_ownership):
+        owner = "X" if v > 0 else "O"
+        if (board[p] == "." or (p in dead and board[p] != owner)) and abs(v) >= FAINT:
+            squares[p] = "black" if v > 0 else "white"
     return squares, dead
 
 
@@ -457,6 +500,66 @@ def test_the_territory_overlay_sizes_squares_by_certainty_and_marks_dead_stones(
     assert sizes[A9] > sizes[G9] > 0  # Black's sure corner, White's unsure top right
 
 
+def setup_stones(board: str, color: str) -> str:
+    """The SGF setup values of ``board``'s stones of ``color`` ("X" or "O") on 9x9: "[cc][cd]..."."""
+    return "".join(f"[{'abcdefghi'[p % 9]}{'abcdefghi'[p // 9]}]" for p, c in enumerate(board) if c == color)
+
+
+def point_of(vertex: str, size: int = 9) -> int:
+    """The board index of a GTP vertex."""
+    return (size - int(vertex[1:])) * size + "ABCDEFGHJ".index(vertex[0])
+
+
+def received(page, frames: list[dict], wanted, timeout: float = 20) -> dict:
+    """The last of the websocket messages ``frames`` (filled as they come) that ``wanted(message)``
+    accepts, once one came."""
+    deadline = time.monotonic() + timeout
+    while not (found := [m for m in frames if wanted(m)]):
+        assert time.monotonic() < deadline, "the message did not come"
+        page.wait_for_timeout(50)
+    return found[-1]
+
+
+def test_while_scoring_the_players_dead_marks_decide_which_stones_the_territory_draws_dead(
+    page, sure_ownership_site: Site
+) -> None:
+    """ENDGAME as a game in its scoring phase, the territory shown: the map calls stones of Black's
+    wall on column C dead, but the player's marks decide: the wall drawn alive and bare, marked
+    dead, then alive again."""
+    site = sure_ownership_site
+    frames: list[dict] = []
+    page.on("websocket", lambda ws: ws.on("framereceived", lambda text: frames.append(json.loads(text))))
+    game_id = new_game(page, site)
+    endgame = "".join(ENDGAME)
+    setup = f"AB{setup_stones(endgame, 'X')}AW{setup_stones(endgame, 'O')}"
+    site.set_sgf(game_id, f"(;GM[1]FF[4]SZ[9]KM[7.5]{setup};B[ai];W[])")  # Black's A1, the bot passed
+    page.reload()
+    status_starts(page, "Your move")
+    page.check("#show-territory")
+    page.click("#pass")
+    status_starts(page, "Both passed")
+    state = received(page, frames, lambda m: m["type"] == "state" and m["phase"] == "scoring")
+    scored = state["move_number"]
+    estimate = received(page, frames, lambda m: m["type"] == "estimate" and m["move_number"] == scored)
+    page.wait_for_selector("#goban .territory rect")
+    board, ownership = state["board"], estimate["ownership"]
+    marks = {point_of(v) for v in state["dead"]}
+    wall = {point_of(f"C{row}") for row in range(1, 10)}
+    assert wall & overlay_dead(board, ownership) and not wall & marks  # the map and the player disagree
+    assert drawn_overlay(page) == expected_overlay(board, ownership, marks)
+
+    def toggle_wall(dead: set[int]) -> None:
+        """Click the wall; once the server's marks are ``dead``, the board draws them."""
+        click_point(page, "C5")
+        received(page, frames, lambda m: m["type"] == "state" and {point_of(v) for v in m["dead"]} == dead)
+        page.wait_for_function(
+            "n => document.querySelectorAll('#goban .stone.dead').length === n", arg=len(dead))
+        assert drawn_overlay(page) == expected_overlay(board, ownership, dead)
+
+    toggle_wall(marks | wall)
+    toggle_wall(marks)
+
+
 ESTIMATE = re.compile(
     r"^Estimate: [BW]\+\d+\.\d ± \d+\.\d · Black's win rate \d+% · Count now: [BW]\+\d+\.\d by area$")
 
@@ -500,6 +603,39 @@ def test_score_lead_graph_candidates_and_mistakes_by_points_lost(page, score_sit
     assert lost and lost == sorted(lost, reverse=True)  # ranked by the points lost
     page.select_option("#graph-mode", "winrate")
     assert page.locator("#graph-legend").inner_text().startswith("Black's win rate")
+
+
+def test_candidates_name_the_side_whose_win_rate_they_give(page, score_site: Site) -> None:
+    """The candidates' win rate is the mover's and says so; the lead names its side (B+/W+)."""
+    upload(page, score_site, REVIEW_SGF)
+    for label, mover in (("0 / 7", "Black"), ("1 / 7", "White")):
+        assert page.locator("#move-label").inner_text() == label
+        page.wait_for_selector("#candidate-list li")
+        items = page.locator("#candidate-list li").all_inner_texts()
+        searched = [text for text in items if "not searched" not in text]
+        assert searched and all(
+            re.search(rf"· {mover} wins \d+\.\d%, [BW]\+\d+\.\d, \d+ visits?$", text) for text in searched)
+        page.keyboard.press("ArrowRight")
+
+
+def test_a_shared_review_ranks_the_saved_mistakes_by_points_lost_too(page, score_site: Site) -> None:
+    """The read-only viewer of an analysed game switches "Rank by": the list re-ranks by points lost."""
+    upload(page, score_site, REVIEW_SGF)
+    page.click("#analyze-game")
+    status_starts(page, "Analysis complete.", timeout=60000)
+    page.click("#share")
+    page.goto(page.locator("#share-link").input_value())
+    page.wait_for_function("document.getElementById('mistakes').textContent.startsWith('Move ')")
+    assert page.locator("#shared-note").is_visible()
+    by_winrate = page.locator("#mistakes li").all_inner_texts()
+    assert by_winrate and all(re.search(r": [−+]\d+\.\d%, [−+]\d+\.\d points \(best", t) for t in by_winrate)
+    page.select_option("#mistakes-by", "score")
+    by_points = page.locator("#mistakes li").all_inner_texts()
+    assert len(by_points) == len(by_winrate)
+    assert all(re.search(r": [−+]\d+\.\d points, [−+]\d+\.\d% \(best", t) for t in by_points)
+    signed = [re.search(r": ([−+])(\d+\.\d) points", text).groups() for text in by_points]
+    lost = [float(points) if sign == "−" else -float(points) for sign, points in signed]
+    assert lost == sorted(lost, reverse=True)  # ranked by the points lost, gains last
 
 
 def sign_up(page, site: Site, name: str) -> None:

@@ -12,10 +12,10 @@ import { deadStones, drawTerritory } from "./territory.js";
 
 /**
  * Draw the goban. `view`: {size, board ("." "X" "O" string), last, numbers (Map), dead (Set of
- * points), candidates ([{move, prior, order}]), heat (array of n*n in [0,1]), territory (Black's
- * ownership: n*n in -1..1; the stones it calls dead are drawn dead too), ladders (overlay), coords
- * (bool), ghost ({point, color}), played ({move, rank}: the move played next, ringed with the rank
- * the network gave it)}.
+ * points: the stones drawn dead, as the player marked them; absent, the territory's dead stones),
+ * candidates ([{move, prior, order}]), heat (array of n*n in [0,1]), territory (Black's ownership:
+ * n*n in -1..1), ladders (overlay), coords (bool), ghost ({point, color}), played ({move, rank}:
+ * the move played next, ringed with the rank the network gave it)}.
  */
 export function draw(svg, view) {
   const n = view.size;
@@ -25,10 +25,9 @@ export function draw(svg, view) {
   drawGrid(svg, n);
   if (view.coords) drawCoords(svg, n);
   if (view.heat) drawHeat(svg, view.heat, n);
-  const dead = new Set(view.dead);
-  if (view.territory) for (const p of deadStones(view.territory, view.board)) dead.add(p);
+  const dead = view.dead ?? (view.territory ? deadStones(view.territory, view.board) : new Set());
   drawStones(svg, { ...view, dead });
-  if (view.territory) drawTerritory(svg, view.territory, view.board, n);
+  if (view.territory) drawTerritory(svg, view.territory, view.board, n, dead);
   if (view.last) drawLastMove(svg, view);
   if (view.ladders) drawLadders(svg, view.ladders, n);
   if (view.candidates) drawCandidates(svg, view.candidates, view.board, n);

@@ -47,7 +47,8 @@ export function playPage(socket, human) {
 
 /**
  * The goban's view of `state`, with the ghost stone at `hover` when the human may play there and
- * the estimate's `territory` (Black's ownership, or null).
+ * the estimate's `territory` (Black's ownership, or null). Once the board is counted (while scoring
+ * and after a counted end) the player's dead marks decide which stones are dead, not the territory.
  */
 function boardView(state, human, hover, territory) {
   const n = state.size;
@@ -59,7 +60,7 @@ function boardView(state, human, hover, territory) {
     last: state.last_move,
     coords: checked("show-coords"),
     numbers: checked("show-numbers") ? moveNumbers(state.moves, state.moves.length, state.board, n) : null,
-    dead: new Set(state.dead.map((v) => pointOf(v, n))),
+    dead: state.score ? new Set(state.dead.map((v) => pointOf(v, n))) : null,
     ghost: canPlay ? { point: hover, color: human } : null,
     territory,
   };

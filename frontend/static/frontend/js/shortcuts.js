@@ -1,9 +1,19 @@
-/** Keyboard shortcuts: keys typed into a form control are the control's, not the page's. */
+/**
+ * Keyboard shortcuts: keys typed into a form control that uses them are the control's, not the
+ * page's. A checkbox uses Space only, so the other keys pressed on it are the page's; a menu's and a
+ * text field's keys (arrows among them) stay theirs.
+ */
+
+/** Whether the element `target` uses the key `key` itself. */
+function ownsKey(target, key) {
+  if (target.matches("input[type=checkbox]")) return key === " ";
+  return target.closest("input, textarea, select, [contenteditable]") !== null;
+}
 
 /** Run `keys()[event.key]` on each key pressed on the page; `keys` is asked anew at each press. */
 export function addShortcuts(keys) {
   document.addEventListener("keydown", (event) => {
-    if (event.target.closest("input, textarea, select")) return;
+    if (ownsKey(event.target, event.key)) return;
     const action = keys()[event.key];
     if (action) {
       event.preventDefault();

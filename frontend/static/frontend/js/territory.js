@@ -1,7 +1,8 @@
 /**
  * The territory overlay: an ownership map (docs/protocol.md) as a square of the owner's colour on
  * each empty point, bigger where the network is surer, and the stones on points the other side
- * owns strongly marked dead (faded, with the owner's square on them), as KaTrain and Lizzie do.
+ * owns strongly marked dead (faded, with the owner's square on them), as KaTrain and Lizzie do;
+ * while a game is scored, the player's marks decide which stones are dead instead.
  */
 
 import { el } from "./svg.js";
@@ -26,14 +27,16 @@ export function deadStones(ownership, board) {
 }
 
 /**
- * Draw Black's `ownership` (n*n values in -1..1) over the stones of `board`: on empty points and
- * dead stones a square of the owner's colour whose area grows with the certainty; live stones bare.
+ * Draw Black's `ownership` (n*n values in -1..1) over the stones of `board`, `dead` (Set of points)
+ * the stones drawn dead: on empty points, and on dead stones the other side owns, a square of the
+ * owner's colour whose area grows with the certainty; the other stones bare.
  */
-export function drawTerritory(svg, ownership, board, n) {
+export function drawTerritory(svg, ownership, board, n, dead) {
   const g = el("g", { class: "territory" }, svg);
-  const dead = deadStones(ownership, board);
   ownership.forEach((v, p) => {
-    if ((board[p] !== "." && !dead.has(p)) || Math.abs(v) < FAINT) return;
+    const owner = v > 0 ? "X" : "O";
+    const shaded = board[p] === "." || (dead.has(p) && board[p] !== owner);
+    if (!shaded || Math.abs(v) < FAINT) return;
     const side = FULL * Math.sqrt(Math.abs(v));
     const cls = `owner ${v > 0 ? "black" : "white"}${dead.has(p) ? " on-dead" : ""}`;
     const square = { x: (p % n) - side / 2, y: Math.floor(p / n) - side / 2, width: side, height: side };

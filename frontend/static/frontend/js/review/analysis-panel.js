@@ -1,7 +1,7 @@
 /**
  * The review page's analysis of the move shown, in words: the move played next with its rank and
- * the search's win rate and score lead, the candidate list (each with its win rate and score lead),
- * what the territory overlay shows, and the ladders (or why back prediction is missing).
+ * the search's win rate and score lead, the candidate list (each with the mover's win rate and the
+ * score lead), what the territory overlay shows, and the ladders (or why back prediction is missing).
  */
 
 import { COLOR_NAMES } from "../colors.js";
@@ -32,19 +32,22 @@ function playedText(review) {
 }
 
 /**
- * List the candidates of analysis `a` (none without one): prior, and the search's win rate (for the
- * player to move), score lead (from Black's side, as everywhere) and visits.
+ * List the candidates of analysis `a` (none without one): prior, and the search's win rate (of the
+ * player to move, named: "White wins 49.0%"), score lead (from Black's side, as everywhere: "W+0.4"
+ * names the side that leads) and visits.
  */
 function showCandidates(a) {
   const ol = $("candidate-list");
   ol.replaceChildren();
-  for (const c of a ? a.candidates : []) {
+  if (!a) return;
+  const mover = COLOR_NAMES[a.to_play];
+  for (const c of a.candidates) {
     const li = document.createElement("li");
     const visits = `${c.visits} visit${c.visits === 1 ? "" : "s"}`;
     const lead = c.score_lead ?? null;
     const score = lead === null ? "" : `, ${leadText(blackLead(lead, a.to_play))}`;
     const winrate = c.winrate === null ? null : (100 * c.winrate).toFixed(1);
-    const win = winrate === null ? "not searched" : `wins ${winrate}%${score}, ${visits}`;
+    const win = winrate === null ? "not searched" : `${mover} wins ${winrate}%${score}, ${visits}`;
     li.textContent = `${c.move}: ${(100 * c.prior).toFixed(1)}% · ${win}`;
     if (c.move === a.best) li.className = "best";
     ol.appendChild(li);

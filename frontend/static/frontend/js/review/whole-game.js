@@ -11,7 +11,7 @@ import { showMistakes } from "./mistakes.js";
 /**
  * Follow the whole-game analysis of `review` over `socket`. `render()` redraws the move shown,
  * `showGraph()` only the graph, `go(k)` moves to move `k`; `readOnly`: the page has no buttons to
- * start or cancel the analysis (a shared review).
+ * start or cancel the analysis (a shared review), though its viewer may still rank the mistakes.
  */
 export function followWholeGameAnalysis(socket, review, { render, showGraph, go, readOnly }) {
   const status = (text) => {
@@ -60,8 +60,8 @@ export function followWholeGameAnalysis(socket, review, { render, showGraph, go,
     if (m.results.length) keepMistakes(m);
     render();
   });
+  $("mistakes-by").onchange = () => showMistakes(review, go);
   if (readOnly) return;
   $("analyze-game").onclick = () => socket.send({ type: "analyze_game" });
   $("cancel").onclick = () => socket.send({ type: "cancel_analysis" });
-  $("mistakes-by").onchange = () => showMistakes(review, go);
 }
