@@ -45,6 +45,16 @@ def test_new_game_creates_an_owned_game_and_its_board(client) -> None:
     assert client.get("/games").content.count(f"/game/{game.pk}/sgf".encode()) == 1
 
 
+@pytest.mark.parametrize(("size", "noted"), [(9, True), (13, True), (19, False)])
+def test_the_board_pages_say_the_networks_learnt_from_19x19_games_only(client, size: int, noted: bool) -> None:
+    new_game(client, size=size)
+    game = Game.objects.get()
+    for page in (f"/game/{game.pk}/", f"/game/{game.pk}/review"):
+        content = client.get(page).content.decode()
+        assert ('id="board-size-note"' in content) is noted
+        assert (f"on this {size}×{size} board" in content) is noted
+
+
 def test_only_the_review_page_carries_the_replay(client) -> None:
     """The play page draws from the websocket's states: the timeline is the review page's alone."""
     new_game(client)
