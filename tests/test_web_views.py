@@ -12,7 +12,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from analysis.bot.levels import LEVELS
 from analysis.sgf import read_sgf
 from frontend.models import Analysis, Game
-from frontend.services import dispatch, engine, games
+from frontend.services import api, dispatch, engine, games
 
 SGF_DIR = Path(__file__).parent / "data" / "sgf"
 pytestmark = pytest.mark.django_db
@@ -46,7 +46,7 @@ def test_new_game_creates_an_owned_game_and_its_board(client) -> None:
 
 
 @pytest.mark.parametrize(("size", "noted"), [(9, True), (13, True), (19, False)])
-def test_the_board_pages_say_the_networks_learnt_from_19x19_games_only(client, size: int, noted: bool) -> None:
+def test_the_board_pages_say_the_networks_learnt_from_19x19_only(client, size: int, noted: bool) -> None:
     new_game(client, size=size)
     game = Game.objects.get()
     for page in (f"/game/{game.pk}/", f"/game/{game.pk}/review"):
@@ -288,6 +288,13 @@ def test_api_initial_stones_and_defaults(client, settings) -> None:
     body = client.post("/api/analyze", query, content_type="application/json").json()
     assert body["rootInfo"]["currentPlayer"] == "W" and "policy" not in body
     assert body["rootInfo"]["visits"] == 6  # maxVisits defaults to GOWEB_REVIEW_VISITS
+
+
+@pytest.mark.parametrize(("rules", "superko"), [("chinese-ogs", True), ("new-zealand", True), ("bga", True),
+                                                ("tromp-taylor", True), ("korean", False)])
+def test_api_takes_katagos_rule_names(rules: str, superko: bool) -> None:
+    job = api.parse({"rules": rules, "boardXSize": 9, "moves": [["B", "E5"]]})
+    assert job.query.rules == rules and job.position.superko is superko
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,9 @@
 names (any case)       scoring   ko
 =====================  ========  =======================================
 chinese, area, aga,    area      positional superko: no earlier position
-tromp-taylor, nz...              may recur
+tromp-taylor, nz,                may recur
+KataGo's area names
+(chinese-ogs, bga...)
 japanese, korean,      territory simple ko: no immediate retake
 territory
 =====================  ========  =======================================
@@ -14,7 +16,8 @@ Unknown names are scored by area (Tromp-Taylor).
 
 from __future__ import annotations
 
-AREA_RULES = {"chinese", "area", "tromp-taylor", "aga", "nz", "new zealand"}
+AREA_RULES = {"chinese", "area", "tromp-taylor", "aga", "nz", "new zealand",
+              "chinese-ogs", "chinese-kgs", "new-zealand", "bga", "aga-button"}  # the last: KataGo's
 TERRITORY_RULES = {"japanese", "korean", "territory"}
 
 

@@ -19,7 +19,7 @@ from analysis.nets.zoo import UnknownNetwork
 from analysis.review.query import PositionQuery
 from frontend.services import engine
 
-RULES = AREA_RULES | TERRITORY_RULES | {"tromp_taylor", "stone_scoring"}
+RULES = AREA_RULES | TERRITORY_RULES | {"tromp_taylor", "stone_scoring", "stone-scoring"}
 MAX_MOVES = 2000
 MAX_VISITS = 1_000_000  # a sane request; the search itself stops at GOWEB_API_MAX_VISITS
 MOVE_FIELDS = {"move": "move", "order": "order", "prior": "prior", "visits": "visits", "winrate": "winrate",
