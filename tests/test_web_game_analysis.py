@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from analysis.review.report import mistakes
 from frontend.models import Analysis, Game
 from frontend.services import game_analysis
 from tests.test_review import FavouriteEvaluator
@@ -59,3 +60,7 @@ def test_cancelling_saves_the_positions_done() -> None:
     assert (outcome.status, outcome.done, outcome.more) == ("cancelled", 2, False)
     analysis.refresh_from_db()
     assert analysis.status == "cancelled" and len(analysis.results) == 2
+    message = outcome.last_message  # the mistakes of the positions done, as after a reload
+    assert message["type"] == "analysis_cancelled" and message["done"] == 2
+    assert message["mistakes"] == mistakes(analysis.results)
+    assert message["point_mistakes"] == mistakes(analysis.results, by="score")

@@ -56,6 +56,12 @@ def mistakes(results: Sequence[dict], limit: int = 10, by: str = "winrate") -> l
     return out[:limit]
 
 
+def ranked_mistakes(results: Sequence[dict]) -> dict[str, list[dict]]:
+    """Return the board messages' two mistake lists of ``results`` (all of a game's positions, or
+    the first ones analysed): ``mistakes`` ranked by win rate, ``point_mistakes`` by points lost."""
+    return {"mistakes": mistakes(results), "point_mistakes": mistakes(results, by="score")}
+
+
 def _judged(before: dict, after: dict, previous: str | None) -> bool:
     """Whether the move ``before["played"]`` (after ``previous``) can be called a mistake (see
     :func:`mistakes`)."""

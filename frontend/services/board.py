@@ -17,7 +17,7 @@ from analysis.features import FEATURE_SETS, extract
 from analysis.go.coords import to_gtp
 from analysis.go.rules import uses_superko
 from analysis.review.query import PositionQuery
-from analysis.review.report import mistakes
+from analysis.review.report import ranked_mistakes
 from analysis.sgf import replay
 from frontend.models import Analysis, Game
 from frontend.services import engine, games, jobs
@@ -253,7 +253,6 @@ def analysis_state(game_id: int) -> dict | None:
         "status": latest.status,
         "total": latest.total,
         "results": latest.results,
-        "mistakes": mistakes(latest.results),
-        "point_mistakes": mistakes(latest.results, by="score"),
+        **ranked_mistakes(latest.results),
     }
 

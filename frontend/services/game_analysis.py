@@ -14,7 +14,7 @@ from django.db import transaction
 from analysis.go.rules import uses_superko
 from analysis.mcts import Evaluator
 from analysis.review.analyze import game_entry, game_positions
-from analysis.review.report import mistakes
+from analysis.review.report import ranked_mistakes
 from analysis.sgf import read_sgf
 from frontend.models import Analysis
 from frontend.services import notify
@@ -64,7 +64,8 @@ def run_chunk(analysis_id: int, evaluator: Evaluator, visits: int, chunk: int) -
     """Analyse up to ``chunk`` positions after the saved ones with ``visits`` search visits each.
 
     Stops early, saving what it did, when ``cancel_requested`` is set; the outcome's last message
-    is then ``analysis_cancelled``, and after the last position ``analysis_done`` with the mistakes
+    is then ``analysis_cancelled`` with the mistakes of the positions done, and after the last
+    position ``analysis_done`` with the mistakes
     (see :meth:`ChunkOutcome.announce`).
     Raises Analysis.DoesNotExist, and whatever the evaluator raises.
     """
@@ -85,7 +86,8 @@ def run_chunk(analysis_id: int, evaluator: Evaluator, visits: int, chunk: int) -
         if Analysis.objects.filter(pk=analysis_id, cancel_requested=True).exists():
             if not _save(analysis_id, start, new, Status.CANCELLED):
                 return ChunkOutcome("superseded", start)
-            cancelled = {"type": "analysis_cancelled", "analysis": analysis_id, "done": k}
+            cancelled = {"type": "analysis_cancelled", "analysis": analysis_id, "done": k,
+                         **ranked_mistakes(Analysis.objects.get(pk=analysis_id).results)}
             return ChunkOutcome(Status.CANCELLED, k, game_id=game_id, last_message=cancelled)
         entry = game_entry(position, next_move, k, evaluator, visits)
         new.append(entry)
@@ -100,8 +102,7 @@ def run_chunk(analysis_id: int, evaluator: Evaluator, visits: int, chunk: int) -
     if status != Status.DONE:
         return ChunkOutcome(status, done, more=True)
     results = Analysis.objects.get(pk=analysis_id).results
-    finished = {"type": "analysis_done", "analysis": analysis_id, "mistakes": mistakes(results),
-                "point_mistakes": mistakes(results, by="score")}
+    finished = {"type": "analysis_done", "analysis": analysis_id, **ranked_mistakes(results)}
     return ChunkOutcome(status, done, game_id=game_id, last_message=finished)
 
 

@@ -8,6 +8,10 @@
 import { $ } from "../dom.js";
 import { showMistakes } from "./mistakes.js";
 
+/** The status line of an analysis cancelled after `done` positions: its mistakes are theirs. */
+const cancelledText = (done) =>
+  `Analysis cancelled after ${done} position${done === 1 ? "" : "s"}: the mistakes listed are those of the moves analysed.`;
+
 /**
  * Follow the whole-game analysis of `review` over `socket`. `render()` redraws the move shown,
  * `showGraph()` only the graph, `go(k)` moves to move `k`; `readOnly`: the page has no buttons to
@@ -48,7 +52,8 @@ export function followWholeGameAnalysis(socket, review, { render, showGraph, go,
   });
   socket.on("analysis_cancelled", (m) => {
     setAnalysing(false);
-    status(`Analysis cancelled after ${m.done} positions.`);
+    status(cancelledText(m.done));
+    keepMistakes(m);
   });
   socket.on("cancelling", () => status("Cancelling…"));
   socket.on("analysis_state", (m) => {
@@ -57,6 +62,7 @@ export function followWholeGameAnalysis(socket, review, { render, showGraph, go,
     });
     setProgress(Math.max(m.total, 1), m.results.length);
     setAnalysing(m.status === "pending" || m.status === "running");
+    if (m.status === "cancelled") status(cancelledText(m.results.length));
     if (m.results.length) keepMistakes(m);
     render();
   });
