@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 import torch
 
-from analysis.go.coords import from_gtp
+from analysis.go.coords import WHITE, from_gtp
 from analysis.go.position import Position
+from analysis.go.scoring import largest_area
 from analysis.mcts import BaggedRoot
 from analysis.nets.inference import Prediction
 from analysis.review import networks
@@ -212,6 +213,14 @@ def test_the_estimate_counts_the_board_as_it_stands_with_its_dead_stones_taken_o
     position = Position.from_diagram(DEAD_STONE_LEFT, komi=0.5)
     result = estimate(FixedNetwork(), position, "fixed", rules)
     assert (result["black_count"], result["count_kind"]) == (count, kind)  # E4 a prisoner by territory
+
+
+def test_the_estimate_gives_no_count_while_the_board_is_open_ground() -> None:
+    opening = Position.from_stones(9, 0.5, False, [from_gtp("C3", 9), from_gtp("G7", 9)], [], WHITE)
+    assert largest_area(opening) == 79  # the two stones "own" the rest of the board by area
+    assert estimate(FixedNetwork(), opening, "fixed", "chinese")["black_count"] is None
+    finished = Position.from_diagram(DEAD_STONE_LEFT, komi=0.5)  # counted above
+    assert largest_area(finished, {from_gtp("E4", 5)}) == 4  # White's corner, the dead stone's point in it
 
 
 def test_an_estimate_without_score_and_ownership_heads_names_what_it_lacks() -> None:

@@ -74,6 +74,8 @@ function estimateText(m) {
   if (lead !== null) parts.push(`${leadText(lead)} ± ${m.score_stdev.toFixed(1)}`);
   if (m.black_winrate !== null) parts.push(`Black's win rate ${(100 * m.black_winrate).toFixed(0)}%`);
   const lacks = m.message ? ` (${m.message})` : "";
-  const count = ` · Count now: ${leadText(m.black_count)} by ${m.count_kind}`;
+  const count = m.black_count === null
+    ? " · Count now: not yet (open ground: no territory is settled)"
+    : ` · Count now: ${leadText(m.black_count)} by ${m.count_kind}`;
   return `Estimate: ${parts.join(" · ") || "none"}${lacks}${count}`;
 }
