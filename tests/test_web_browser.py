@@ -8,6 +8,7 @@ test keeps a screenshot in ``test-artifacts/screenshots/`` at the repository roo
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import shutil
@@ -439,6 +440,10 @@ def test_the_territory_toggle_draws_the_positions_ownership_on_the_review_board(
     black = [-v for v in answer["ownership"]]  # white to play: the map is White's
     board = page.evaluate("JSON.parse(document.getElementById('timeline').textContent).boards[7]")
     assert drawn_overlay(page) == expected_overlay(board, black)
+    drawn = [c for c in answer["candidates"] if c["move"] != "pass"]  # pass has no point to circle
+    percents = [math.floor(100 * c["prior"] + 0.5) for c in drawn]  # as Math.round
+    labels = sorted(page.locator("#goban .candidates text").all_text_contents())
+    assert labels == sorted(f"{p}" if p >= 1 else "<1" for p in percents)  # never a bare "0"
     assert page.locator("#territory-info").inner_text().startswith("Territory: each point's owner")
     page.uncheck("#show-territory")
     assert page.locator("#goban .territory").count() == 0

@@ -21,8 +21,9 @@ function shade(g, p, v, n) {
 }
 
 /**
- * Circle each candidate on an empty point with its prior in percent; the first one (order 0) is
- * the best, and one marked `shared` (in another network's top moves too) gets a gold ring.
+ * Circle each candidate on an empty point with its prior in percent ("<1" below half a percent);
+ * the first one (order 0) is the best, and one marked `shared` (in another network's top moves
+ * too) gets a gold ring.
  */
 export function drawCandidates(svg, candidates, board, n) {
   const g = el("g", { class: "candidates" }, svg);
@@ -31,7 +32,8 @@ export function drawCandidates(svg, candidates, board, n) {
     if (!p || board[p.row * n + p.col] !== ".") continue;
     const cls = ["cand", c.order === 0 ? "best" : "", c.shared ? "shared" : ""].filter(Boolean).join(" ");
     el("circle", { cx: p.col, cy: p.row, r: 0.44, class: cls }, g);
-    el("text", { x: p.col, y: p.row }, g, `${Math.round(c.prior * 100)}`);
+    const percent = Math.round(c.prior * 100);
+    el("text", { x: p.col, y: p.row }, g, percent >= 1 ? `${percent}` : "<1");
   }
 }
 
@@ -42,7 +44,10 @@ export function drawPlayed(svg, played, board, n) {
   const g = el("g", { class: "played" }, svg);
   el("circle", { cx: p.col, cy: p.row, r: 0.47, class: "played-ring" }, g);
   if (!played.rank) return;
-  el("text", { x: p.col + 0.36, y: p.row - 0.36, class: "played-rank" }, g, `#${played.rank}`);
+  // above right of the ring, but inside the board at its top and right edges (the coordinates are there)
+  const dx = p.col === n - 1 ? -0.36 : 0.36;
+  const dy = p.row === 0 ? 0.36 : -0.36;
+  el("text", { x: p.col + dx, y: p.row + dy, class: "played-rank" }, g, `#${played.rank}`);
 }
 
 /** A translucent stone where a click would play (`ghost`: {point, color}). */
