@@ -73,7 +73,7 @@ class ReviewForm(forms.Form):
             raw, source = text, "pasted SGF"
         try:
             record = read_sgf(raw, source=source)
-            replay(record)
+            replay(record, check_setup=True)
         except SgfError as e:
             raise forms.ValidationError(str(e)) from None
         data["record"] = record

@@ -47,7 +47,7 @@ def test_setup_stones_alone_give_white_the_move() -> None:
         ([["B", "E5"], ["B", "E5"]], [], "initialStones[1]: E5 already has a stone (initialStones[0])"),
         ([["W", "A1"], ["B", "A2"], ["B", "B1"]], [], "initialStones[0]: the stones at A1 have no liberties"),
         ([["W", "A1"], ["W", "A2"], ["B", "A3"], ["B", "B2"], ["B", "B1"]], [],
-         "initialStones[0]: the stones at A1 have no liberties"),
+         "initialStones[1]: the stones at A2 have no liberties"),  # the string's first stone from the top
         ([], [["B", "E5"], ["W", "E5"]], "moves[1] (move 2): illegal move"),
     ],
 )

@@ -11,7 +11,6 @@ import torch
 
 from analysis.go.coords import WHITE, from_gtp
 from analysis.go.position import Position
-from analysis.go.scoring import largest_area
 from analysis.mcts import BaggedRoot
 from analysis.nets.inference import Prediction
 from analysis.review import networks
@@ -215,12 +214,14 @@ def test_the_estimate_counts_the_board_as_it_stands_with_its_dead_stones_taken_o
     assert (result["black_count"], result["count_kind"]) == (count, kind)  # E4 a prisoner by territory
 
 
-def test_the_estimate_gives_no_count_while_the_board_is_open_ground() -> None:
-    opening = Position.from_stones(9, 0.5, False, [from_gtp("C3", 9), from_gtp("G7", 9)], [], WHITE)
-    assert largest_area(opening) == 79  # the two stones "own" the rest of the board by area
-    assert estimate(FixedNetwork(), opening, "fixed", "chinese")["black_count"] is None
-    finished = Position.from_diagram(DEAD_STONE_LEFT, komi=0.5)  # counted above
-    assert largest_area(finished, {from_gtp("E4", 5)}) == 4  # White's corner, the dead stone's point in it
+def test_the_estimate_gives_no_count_while_only_one_side_has_stones() -> None:
+    handicap = Position.from_stones(9, 0.5, False, [from_gtp("C3", 9), from_gtp("G7", 9)], [], WHITE)
+    assert estimate(FixedNetwork(), handicap, "fixed", "chinese")["black_count"] is None  # not B+80.5
+    handicap.play(from_gtp("E5", 9), WHITE)
+    assert estimate(FixedNetwork(), handicap, "fixed", "chinese")["black_count"] == 2 - 1.5
+    walls = Position.from_diagram("\n".join(["X" * 9 if row == 4 else "O" * 9 if row == 5 else "." * 9
+                                               for row in range(9)]), komi=7)
+    assert estimate(FixedNetwork(), walls, "fixed", "chinese")["black_count"] == 45 - 43  # settled 9x9
 
 
 def test_an_estimate_without_score_and_ownership_heads_names_what_it_lacks() -> None:

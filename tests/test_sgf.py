@@ -370,12 +370,17 @@ def test_out_of_range_setup_point_names_the_node() -> None:
     assert info.value.move_number is None
 
 
-def test_setup_stones_without_liberties_name_the_node_and_the_point() -> None:
-    game = read_sgf("(;SZ[9]AB[ab][ba]AW[aa];B[ee])", source="s.sgf")  # A8 and B9 surround A9
-    with pytest.raises(SgfError, match=r"^s\.sgf, node 0: setup stones at A9 have no liberties$") as info:
-        replay(game)
+@pytest.mark.parametrize("sgf", ["(;SZ[9]AB[ab][ba]AW[aa];B[ee])",  # A8 and B9 surround A9
+                                 "(;SZ[9];AW[aa];AB[ba][ab];B[ee])"])  # the same, a node later
+def test_setup_stones_that_leave_a_string_without_liberties_name_the_node_and_the_point(sgf: str) -> None:
+    game = read_sgf(sgf, source="s.sgf")
+    airless = r"^s\.sgf, node \d: setup stones leave the stones at A9 without liberties$"
+    with pytest.raises(SgfError, match=airless) as info:
+        replay(game, check_setup=True)
     assert info.value.kind == "illegal_setup"
-    assert replay(read_sgf("(;SZ[9]AB[ab]AW[aa];B[ba])")).color_at(0) == 0  # a move may capture them
+    assert replay(game).color_at(0) == WHITE  # a stored record, checked when it came in, still loads
+    captured = replay(read_sgf("(;SZ[9]AB[ab]AW[aa];B[ba])"), check_setup=True)  # a move takes them
+    assert captured.color_at(0) == 0
 
 
 def test_out_of_range_coordinate_in_a_variation_is_found() -> None:

@@ -151,6 +151,12 @@ class Position:
         raw = self.board.liberty_counts()
         return np.frombuffer(raw, dtype=np.int8).reshape(self.size, self.size).copy()
 
+    def breathless_stone(self) -> int | None:
+        """Return a stone of a string without liberties (setup stones can leave one; moves never
+        do), the first from the top left, or None when every string has a liberty."""
+        airless = np.flatnonzero((self.stones() != 0).ravel() & (self.liberty_counts() == 0).ravel())
+        return int(airless[0]) if airless.size else None
+
     def prisoners(self, color: int) -> int:
         """Return the number of stones ``color`` has captured."""
         return self.board.prisoners(color)

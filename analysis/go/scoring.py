@@ -76,30 +76,6 @@ def area_owners(pos: Position, dead: Iterable[int] = ()) -> np.ndarray:
     return _owners(stones)
 
 
-def largest_area(pos: Position, dead: Iterable[int] = ()) -> int:
-    """Return the points of the largest connected empty area that one colour alone borders once
-    ``dead`` are removed (0 when there is none): an area that big is open ground, not territory."""
-    stones, _, _ = _without_dead(pos, dead)
-    owned = ((stones == 0) & (_owners(stones) != 0)).ravel()
-    n = pos.size
-    largest = 0
-    for start in np.flatnonzero(owned).tolist():
-        if not owned[start]:
-            continue
-        owned[start] = False
-        stack, points = [start], 0
-        while stack:
-            p = stack.pop()
-            points += 1
-            row, col = divmod(p, n)
-            for q, inside in ((p - n, row > 0), (p + n, row < n - 1), (p - 1, col > 0), (p + 1, col < n - 1)):
-                if inside and owned[q]:
-                    owned[q] = False
-                    stack.append(q)
-        largest = max(largest, points)
-    return largest
-
-
 def area_score(pos: Position, dead: Iterable[int] = ()) -> Score:
     """Return the area score: stones plus surrounded empty points, komi to white."""
     owners = area_owners(pos, dead)

@@ -11,25 +11,24 @@ with dead stones estimated by playouts (:func:`analysis.go.scoring.score`: the c
 the end of a game, under the rules as :func:`analysis.go.rules.rules_kind` reads them), as OGS's
 estimator does.  The two answer different questions, and each is the better guide in its own
 part of the game: near the end the count, earlier the projection (``python -m analysis.bench
-score``'s ``count`` and ``sign_by_moves_left``).  While one side alone borders an empty area of
-more than ``OPEN_SHARE`` of the board (the start of a game above all: one stone "owns" the rest
-by area), that area is open ground, not territory, and no count is given.
+score``'s ``count`` and ``sign_by_moves_left``).  While only one side has stones on the board
+(the start of a game, a handicap game's above all), no count is given: they would "own" every
+empty point (Black's 4 handicap stones counted B+360.5 by area).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from analysis.go.coords import BLACK
+from analysis.go.coords import BLACK, EMPTY
 from analysis.go.position import Position
-from analysis.go.scoring import estimate_dead, largest_area, score
+from analysis.go.scoring import score
 from analysis.review.analyze import black_lead, black_winrate
 
 if TYPE_CHECKING:
     from analysis.nets.inference import Network
 
 SYMMETRIES = 8
-OPEN_SHARE = 1 / 3  # an empty area one side borders alone, past this share of the board, is open ground
 # each missing head: its name, and what the estimate then lacks
 _HEADS = (("value", "black_winrate", "win rate"), ("score", "black_score_lead", "score lead"),
           ("ownership", "ownership", "territory"))
@@ -43,16 +42,15 @@ def estimate(network: Network, position: Position, name: str, rules: str = "chin
       ``score_stdev`` (its spread, in points);
     - ``ownership``: n*n values, row by row from the top left, in -1..1 (+1: Black owns the point);
     - ``black_count``: Black's margin if the game were counted now under ``rules`` (komi
-      included), with the dead stones the playouts find, None while the board has open ground
-      (see the module docstring), and ``count_kind`` (``area`` or ``territory``);
+      included), with the dead stones the playouts find, None while only one side has stones on
+      the board (see the module docstring), and ``count_kind`` (``area`` or ``territory``);
     - ``message``: None when the network has every head, else a sentence naming the heads it
       lacks and what the estimate misses for it; those fields are None.
 
     Raises ValueError when the network cannot evaluate the position (another board size...).
     """
-    dead = estimate_dead(position)
-    count = score(position, rules, dead)
-    open_ground = largest_area(position, dead) > OPEN_SHARE * position.size ** 2
+    count = score(position, rules)
+    one_sided = len({int(c) for c in position.stones().ravel()} - {EMPTY}) == 1
     prediction = network.predict([position], symmetries=SYMMETRIES)
     mover = position.to_play  # BLACK = 1, WHITE = -1: turns the network's side into Black's
     value, lead, stdev, owned = (prediction.value, prediction.score_mean, prediction.score_stdev,
@@ -63,7 +61,7 @@ def estimate(network: Network, position: Position, name: str, rules: str = "chin
         "black_score_lead": None if lead is None else round(black_lead(float(lead[0]), mover), 1),
         "score_stdev": None if stdev is None else round(float(stdev[0]), 1),
         "ownership": None if owned is None else [round(float(v) * mover, 3) for v in owned[0]],
-        "black_count": None if open_ground else count.margin,
+        "black_count": None if one_sided else count.margin,
         "count_kind": count.kind,
     }
     missing = [(head, lacks) for head, field, lacks in _HEADS if result[field] is None]

@@ -104,9 +104,8 @@ def build_position(
         (black if color == BLACK else white).append(point)
     to_play = WHITE if black and not white and not moves else BLACK
     position = Position.from_stones(size, komi, superko, black, white, to_play)
-    for point, where in placed.items():
-        if position.liberties(point) == 0:
-            raise ValueError(f"{where}: the stones at {to_gtp(point, size)} have no liberties")
+    if (airless := position.breathless_stone()) is not None:
+        raise ValueError(f"{placed[airless]}: the stones at {to_gtp(airless, size)} have no liberties")
     for i, item in enumerate(moves):
         color, point = _color_point(item, size, f"moves[{i}]")
         try:

@@ -46,7 +46,7 @@ class SgfError(ValueError):
     ``where`` (``"move 12"``, ``"node 3"``, ``"root node"``... or None),
     ``move_number`` (1-based, when the problem is at a move) and ``kind``, one of
     ``"not_sgf"``, ``"truncated"``, ``"syntax"``, ``"not_go"``, ``"bad_property"``,
-    ``"bad_coordinate"``, ``"illegal_move"``, ``"several_games"``.
+    ``"bad_coordinate"``, ``"illegal_move"``, ``"illegal_setup"``, ``"several_games"``.
     """
 
     def __init__(

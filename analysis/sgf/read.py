@@ -232,7 +232,9 @@ def read_sgf(data: bytes | str, source: str = "<string>") -> GameRecord:
     return games[0]
 
 
-def replay(game: GameRecord, upto: int | None = None, *, superko: bool = False) -> Position:
+def replay(
+    game: GameRecord, upto: int | None = None, *, superko: bool = False, check_setup: bool = False
+) -> Position:
     """Return the Position after the first ``upto`` main-line moves (all of them if None or fewer).
 
     Setup stones (AB/AW/AE) are applied at whichever main-line node they occur,
@@ -242,8 +244,9 @@ def replay(game: GameRecord, upto: int | None = None, *, superko: bool = False) 
     :class:`~analysis.go.position.Position`.
 
     Raises SgfError (kind ``"illegal_move"``, with ``move_number``) naming the
-    move, its coordinate and the rules engine's reason when a move is illegal; SgfError (kind
-    ``"illegal_setup"``) for setup stones left without liberties;
+    move, its coordinate and the rules engine's reason when a move is illegal; with
+    ``check_setup`` (new records: stored ones were checked when they came in), SgfError (kind
+    ``"illegal_setup"``) when setup leaves a string without liberties;
     SgfError for a bad coordinate; ValueError if ``upto`` is negative.
     """
     # Imported here so that reading and writing SGF work without the compiled board.
@@ -266,7 +269,9 @@ def replay(game: GameRecord, upto: int | None = None, *, superko: bool = False) 
             break
         if any(setup):
             position.setup(black=setup.black, white=setup.white, empty=setup.empty)
-            _check_liberties(position, (*setup.black, *setup.white), game, f"node {depth}")
+            if check_setup and (airless := position.breathless_stone()) is not None:
+                raise SgfError(f"setup stones leave the stones at {to_gtp(airless, size)} without liberties",
+                               kind="illegal_setup", source=game.source, where=f"node {depth}")
         if node.get("PL") in ("B", "W"):
             position.to_play = MOVE_PROPERTIES[node.get("PL")]
         if move is None:
@@ -285,10 +290,3 @@ def replay(game: GameRecord, upto: int | None = None, *, superko: bool = False) 
             ) from e
     return position
 
-
-def _check_liberties(position: Position, points: tuple[int, ...], game: GameRecord, where: str) -> None:
-    """Raise SgfError (kind ``"illegal_setup"``) if a stone of ``points`` is in a string without liberties."""
-    for point in points:
-        if position.liberties(point) == 0:
-            raise SgfError(f"setup stones at {to_gtp(point, game.size)} have no liberties",
-                           kind="illegal_setup", source=game.source, where=where)

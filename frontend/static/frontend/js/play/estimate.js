@@ -75,7 +75,7 @@ function estimateText(m) {
   if (m.black_winrate !== null) parts.push(`Black's win rate ${(100 * m.black_winrate).toFixed(0)}%`);
   const lacks = m.message ? ` (${m.message})` : "";
   const count = m.black_count === null
-    ? " · Count now: not yet (open ground: no territory is settled)"
+    ? " · Count now: not while one side alone has stones"
     : ` · Count now: ${leadText(m.black_count)} by ${m.count_kind}`;
   return `Estimate: ${parts.join(" · ") || "none"}${lacks}${count}`;
 }
