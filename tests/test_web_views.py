@@ -290,11 +290,12 @@ def test_api_initial_stones_and_defaults(client, settings) -> None:
     assert body["rootInfo"]["visits"] == 6  # maxVisits defaults to GOWEB_REVIEW_VISITS
 
 
-@pytest.mark.parametrize(("rules", "superko"), [("chinese-ogs", True), ("new-zealand", True), ("bga", True),
-                                                ("tromp-taylor", True), ("korean", False)])
+@pytest.mark.parametrize(("rules", "superko"), [("chinese-ogs", True), ("new_zealand", True), ("bga", True),
+                                                ("TrompTaylor", True), ("korean", False),
+                                                ("ancient-territory", False)])
 def test_api_takes_katagos_rule_names(rules: str, superko: bool) -> None:
     job = api.parse({"rules": rules, "boardXSize": 9, "moves": [["B", "E5"]]})
-    assert job.query.rules == rules and job.position.superko is superko
+    assert job.query.rules == rules.lower() and job.position.superko is superko
 
 
 @pytest.mark.parametrize(

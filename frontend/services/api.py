@@ -14,12 +14,11 @@ from django.conf import settings
 
 from analysis.go.coords import MAX_SIZE, MIN_SIZE
 from analysis.go.position import Position
-from analysis.go.rules import AREA_RULES, TERRITORY_RULES
+from analysis.go.rules import AREA_RULES, TERRITORY_RULES, known
 from analysis.nets.zoo import UnknownNetwork
 from analysis.review.query import PositionQuery
 from frontend.services import engine
 
-RULES = AREA_RULES | TERRITORY_RULES | {"tromp_taylor", "stone_scoring", "stone-scoring"}
 MAX_MOVES = 2000
 MAX_VISITS = 1_000_000  # a sane request; the search itself stops at GOWEB_API_MAX_VISITS
 MOVE_FIELDS = {"move": "move", "order": "order", "prior": "prior", "visits": "visits", "winrate": "winrate",
@@ -70,8 +69,9 @@ def parse(query: Any) -> Job:
     if not -150 <= komi <= 150:  # compared before float(): a huge integer would overflow it
         raise ApiError("'komi' must be between -150 and 150")
     rules = _get(query, "rules", str, "chinese", "a string").lower()
-    if rules not in RULES:
-        raise ApiError(f"unknown rules {rules!r}; known: {', '.join(sorted(RULES))}")
+    if not known(rules):
+        names = ", ".join(sorted(AREA_RULES | TERRITORY_RULES))
+        raise ApiError(f"unknown rules {rules!r}; known: {names} (hyphens, underscores and spaces aside)")
     moves = _get(query, "moves", list, [], "a list of [colour, vertex] pairs")
     stones = _get(query, "initialStones", list, [], "a list of [colour, vertex] pairs")
     if len(moves) > MAX_MOVES or len(stones) > size * size:
