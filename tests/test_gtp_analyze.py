@@ -22,6 +22,7 @@ import torch
 from analysis.bot.levels import get_level
 from analysis.bot.player import Bot
 from analysis.features import get_feature_set
+from analysis.go.coords import from_gtp
 from analysis.go.position import Position
 from analysis.gtp.clock import move_seconds
 from analysis.gtp.engine import GtpEngine
@@ -142,11 +143,13 @@ def test_kata_analyze_reports_floats_and_accepts_katagos_switches() -> None:
 
 def test_kata_analyze_gives_score_leads_and_the_ownership_sabaki_and_lizzie_read() -> None:
     network = Network.from_checkpoint(dtype="float32")  # the default: score and ownership heads
-    network.predict([Position(9, 7.5)], symmetries=8)  # warmed up: reports come within the pause
+    after_c3 = Position(9, 7.5)
+    after_c3.play(from_gtp("C3", 9))
+    bagged = network.predict([after_c3], symmetries=8).ownership[0]  # warms the network up too
     gtp = GtpEngine(size=9, bot=Bot(get_level("mcts-50"), net=network))
-    script = [("play b E5", 0), ("kata-analyze w 10 ownership true", 0), ("name", 2.0)]
+    script = [("komi 7.5", 0), ("play b C3", 0), ("kata-analyze w 10 ownership true", 0), ("name", 2.0)]
     out, _ = serve_with_pauses(gtp, script)
-    header, *lines = replies(out.getvalue())[1].split("\n")
+    header, *lines = replies(out.getvalue())[2].split("\n")
     assert header == "=" and lines
     for line in lines:
         variations, owned = line.split(" ownership ")  # KataGo's ownership ends the line
@@ -154,7 +157,8 @@ def test_kata_analyze_gives_score_leads_and_the_ownership_sabaki_and_lizzie_read
             assert v["scoreLead"] == v["scoreMean"] and -81 <= float(v["scoreLead"]) <= 81
         ownership = [float(x) for x in owned.split()]
         assert len(ownership) == 81 and all(-1 <= x <= 1 for x in ownership)
-        assert ownership[4 * 9 + 4] < -0.5  # E5, row by row from the top left: Black's, so not White's
+        assert ownership == pytest.approx(bagged.tolist(), abs=1e-5)  # the 8 symmetries', White's view
+        assert ownership[6 * 9 + 2] < -0.5  # C3, row by row from the top left: Black's, so not White's
     assert replies(gtp.respond("kata-analyze b 10 ownership maybe")) == [
         "? ownership must be true or false, not 'maybe'"]
 

@@ -40,7 +40,8 @@ PRESETS: dict[str, Config] = {
     # learnt the final margin, start one komi off and relearn)
     "golois-score-b6c96": _golois_score(6, 96, exact_komi=True),
     # twice as deep (receptive field 31 points instead of 19), warm-started from b6c64 with the
-    # six new blocks as the identity (analysis/train/warmstart.py), exact komi as b6c96
+    # six new blocks as the identity (analysis/train/warmstart.py); exact komi as b6c96, so its
+    # score heads too start one komi off and relearn
     "golois-score-b12c64": _golois_score(12, 64, exact_komi=True),
     "backpred-b4c48": GoloisConfig(
         get_feature_set("backpred").num_planes, 4, 48, "backpred", target="previous"

@@ -21,8 +21,10 @@ raised so that its output stays at or above zero), each new block's batch norm i
 reproduce its input (its running statistics those of the shifted output, its scale and bias the
 same, so that it undoes its own normalisation),
 and the last new block's takes the offset off again.  The heads then read what they read before,
-in training mode (batch statistics) and in evaluation mode (running statistics) alike, but for
-outputs more than ``SHIFT_SIGMAS`` standard deviations below the channel's mean.
+in training mode (batch statistics) and in evaluation mode (running statistics) alike.  The
+shift is exact where the last trained block's scale is positive (its input, a ReLU's, has a floor
+of zero, so its output has one too); where it is negative the output's low tail is the ReLU's high
+one, and the shift covers ``SHIFT_SIGMAS`` standard deviations of it.
 """
 
 from __future__ import annotations
@@ -38,8 +40,10 @@ SHIFT_SIGMAS = 12.0  # how far below a channel's mean the shifted trunk output s
 
 def transplant(model: nn.Module, state: dict[str, torch.Tensor]) -> dict[str, list[str]]:
     """Copy the fitting tensors of ``state`` (a state dict) into ``model``; return the names
-    ``copied``, ``widened`` (grown in channels, trained values kept, see the module docstring)
-    and ``fresh`` (left as initialised).
+    ``copied``, ``widened`` (grown in channels, trained values kept, see the module docstring),
+    ``deepened`` (the new trunk blocks started as the identity by :func:`deepen`; the last trained
+    block's batch-norm bias, listed as copied, then carries their shift) and ``fresh`` (the other
+    tensors, left as initialised).
     """
     report: dict[str, list[str]] = {"copied": [], "widened": [], "fresh": []}
     own = model.state_dict()
@@ -55,6 +59,8 @@ def transplant(model: nn.Module, state: dict[str, torch.Tensor]) -> dict[str, li
             else:
                 report["fresh"].append(name)
     report["deepened"] = deepen(model, report["fresh"])
+    started = tuple(f"{block}." for block in report["deepened"])
+    report["fresh"] = [name for name in report["fresh"] if not name.startswith(started)]
     return report
 
 
@@ -74,17 +80,21 @@ def deepen(model: nn.Module, fresh: list[str]) -> list[str]:
         return []
     with torch.no_grad():
         last = trunk[trained - 1].bn
-        scale, mean = last.weight.abs(), last.bias.clone()
-        shift = (SHIFT_SIGMAS * scale - mean).clamp(min=0)
+        weight, mean = last.weight.clone(), last.bias.clone()
+        # its outputs' spread: the square of its scale, as its batch variance (less its epsilon) gives it
+        spread = weight.square() * last.running_var / (last.running_var + last.eps)
+        # its input is a ReLU's (>= 0): with a positive scale the output has a floor, else a tail
+        floor = mean - weight.clamp(min=0) * last.running_mean / (last.running_var + last.eps).sqrt()
+        shift = torch.maximum(SHIFT_SIGMAS * spread.sqrt() - mean, -floor).clamp(min=0)
         last.bias += shift
         for i in new:
             block = trunk[i]
             block.conv.weight.zero_()
             block.conv.bias.zero_()
-            block.bn.weight.copy_((scale.square() + block.bn.eps).sqrt())
+            block.bn.weight.copy_((spread + block.bn.eps).sqrt())
             block.bn.bias.copy_(mean + shift if i < len(trunk) - 1 else mean)
             block.bn.running_mean.copy_(mean + shift)
-            block.bn.running_var.copy_(scale.square())
+            block.bn.running_var.copy_(spread)
     return [f"trunk.{i}" for i in new]
 
 

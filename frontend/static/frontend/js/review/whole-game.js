@@ -10,7 +10,9 @@ import { showMistakes } from "./mistakes.js";
 
 /** The status line of an analysis cancelled after `done` positions: its mistakes are theirs. */
 const cancelledText = (done) =>
-  `Analysis cancelled after ${done} position${done === 1 ? "" : "s"}: the mistakes listed are those of the moves analysed.`;
+  done
+    ? `Analysis cancelled after ${done} position${done === 1 ? "" : "s"}: the mistakes listed are those of the moves analysed.`
+    : "Analysis cancelled before its first position.";
 
 /**
  * Follow the whole-game analysis of `review` over `socket`. `render()` redraws the move shown,
@@ -53,7 +55,7 @@ export function followWholeGameAnalysis(socket, review, { render, showGraph, go,
   socket.on("analysis_cancelled", (m) => {
     setAnalysing(false);
     status(cancelledText(m.done));
-    keepMistakes(m);
+    if (m.done) keepMistakes(m);
   });
   socket.on("cancelling", () => status("Cancelling…"));
   socket.on("analysis_state", (m) => {
