@@ -318,6 +318,8 @@ def test_api_takes_katagos_rule_names(rules: str, superko: bool) -> None:
         ({"initialStones": [["B", "A2"], ["B", "B1"], ["W", "A1"]]},
          "initialStones[2]: the stones at A1 have no liberties"),
         ({"includePolicy": 1}, "'includePolicy' must be a boolean"),
+        ({"analyzeTurns": [0, 1]}, "'analyzeTurns' is not supported: send one query per position"),
+        ({"avoid": [{"player": "B", "moves": ["D4"], "untilDepth": 1}]}, "'avoid' is not supported"),
     ],
 )
 def test_api_rejects_bad_queries(client, query: object, message: str) -> None:

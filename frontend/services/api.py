@@ -20,6 +20,8 @@ from analysis.review.query import PositionQuery
 from frontend.services import engine
 
 MAX_MOVES = 2000
+# KataGo's fields that would change what is analysed: answering without them would mislead
+UNSUPPORTED = ("analyzeTurns", "avoid", "allowMoves")
 MAX_VISITS = 1_000_000  # a sane request; the search itself stops at GOWEB_API_MAX_VISITS
 MOVE_FIELDS = {"move": "move", "order": "order", "prior": "prior", "visits": "visits", "winrate": "winrate",
                "scoreLead": "score_lead", "pv": "pv"}  # KataGo's name: ours
@@ -60,6 +62,8 @@ def parse(query: Any) -> Job:
     """
     if not isinstance(query, dict):
         raise ApiError("the body must be a JSON object")
+    if unsupported := [name for name in UNSUPPORTED if name in query]:
+        raise ApiError(f"'{unsupported[0]}' is not supported: send one query per position, with its moves")
     size = _get(query, "boardXSize", int, 19, f"an integer between {MIN_SIZE} and {MAX_SIZE}")
     if not MIN_SIZE <= size <= MAX_SIZE:
         raise ApiError(f"'boardXSize' must be an integer between {MIN_SIZE} and {MAX_SIZE}")
