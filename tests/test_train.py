@@ -23,6 +23,7 @@ from analysis.train.__main__ import main as train_main
 from analysis.train.data import PositionSampler, fixed_positions
 from analysis.train.evaluate import evaluate
 from analysis.train.loop import TrainConfig, train
+from analysis.train.precise_bn import Calibration
 from analysis.train.schedule import PlateauHalving
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -88,6 +89,28 @@ def test_value_rate_keeps_the_value_target_on_that_fraction_of_positions(games: 
     assert 0.15 * everything < known(0.25) < 0.35 * everything
     with pytest.raises(ValueError):
         PositionSampler([str(games)], value_rate=0.0)
+
+
+def test_precise_bn_gives_the_evaluation_mode_net_its_batch_statistics(games: Path) -> None:
+    torch.manual_seed(0)
+    config = GoloisConfig(get_feature_set("golois").num_planes, 2, 16, value_head=True)
+    model = GoloisNet(config)
+    samples = fixed_positions([str(games)], 3, seed=5)
+    calibration = Calibration(samples, config, batch=len(samples))  # one batch: the same statistics
+    with torch.no_grad():
+        for norm in (m for m in model.modules() if isinstance(m, torch.nn.BatchNorm2d)):
+            norm.running_mean.fill_(3.0)  # lagging far behind, as a fast-moving layer's can
+            norm.momentum = 0.25
+    x = calibration.inputs
+    with torch.no_grad():
+        batch_stats = model.train()(x)[0]
+        model.eval()
+        assert not torch.allclose(model(x)[0], batch_stats, atol=1e-3)
+        calibration.apply(model)
+        assert not model.training  # the mode and the momentum stay as they were
+        # the same but for the running variance's n / (n - 1) over 3 x 361 points a channel
+        assert torch.allclose(model(x)[0], batch_stats, atol=5e-3)
+    assert all(m.momentum == 0.25 for m in model.modules() if isinstance(m, torch.nn.BatchNorm2d))
 
 
 def test_fixed_positions_are_deterministic_and_report_the_next_move(games: Path) -> None:

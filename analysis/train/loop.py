@@ -34,11 +34,13 @@ from analysis.features import get_feature_set
 from analysis.nets import checkpoint, precision
 from analysis.nets.presets import Config, build, config_from_dict, get_preset
 from analysis.train import ladder_set as ladders
+from analysis.train import precise_bn
 from analysis.train.batch import Batch
 from analysis.train.data import Example, PositionSampler, fixed_positions
 from analysis.train.example_sampler import ExampleSampler
 from analysis.train.losses import AllHeads, losses
 from analysis.train.metrics import Metrics
+from analysis.train.precise_bn import Calibration
 from analysis.train.schedule import PlateauHalving
 from analysis.train.stopping import stop_on_sigterm
 from analysis.train.teacher import TeacherSampler
@@ -277,8 +279,9 @@ class _Validation:
     """Validation every ``every`` samples; keeps ``best.pt``, the weights of the best top-1."""
 
     def __init__(self, validator: Validator, every: int, samples: int, best: float, log: CsvLog,
-                 run_dir: Path, preset: str) -> None:
+                 run_dir: Path, preset: str, calibration: Calibration) -> None:
         self.validator, self.every, self.best, self.log = validator, every, best, log
+        self.calibration = calibration
         self.run_dir, self.preset = run_dir, preset
         self.next = (samples // every + 1) * every
         self.last: tuple[int, dict] | None = None  # the samples and metrics of the last validation
@@ -288,11 +291,13 @@ class _Validation:
         return samples >= self.next
 
     def run(self, model: torch.nn.Module, dtype: torch.dtype, samples: int, wall: float, rate: float) -> dict:
-        """Validate ``model``, save it as ``best.pt`` if its top-1 is the best yet, report and log
-        the metrics, and return them (once per sample count: a run that ends where a validation
-        fell is not validated twice)."""
+        """Validate ``model`` (its batch-norm statistics recomputed first, see
+        :mod:`analysis.train.precise_bn`), save it as ``best.pt`` if its top-1 is the best yet,
+        report and log the metrics, and return them (once per sample count: a run that ends where a
+        validation fell is not validated twice)."""
         if self.last is not None and self.last[0] == samples:
             return self.last[1]
+        self.calibration.apply(model)
         metrics = self.validator.run(model, dtype)
         self.last = (samples, metrics)
         self.next = (samples // self.every + 1) * self.every
@@ -347,8 +352,11 @@ def train(cfg: TrainConfig) -> dict:
     run_dir = Path(cfg.run_dir)
     log = CsvLog(run_dir / "log.csv")
     validator = _validator(cfg, run.config, ladder) if rank == 0 else None
+    calibration = Calibration(fixed_positions(cfg.data, precise_bn.POSITIONS, seed=precise_bn.SEED,
+                                              target=run.config.target), run.config)
     validation = None if validator is None else _Validation(
-        validator, cfg.validate_every, samples, metrics.get("top1", -1.0), log, run_dir, run.preset)
+        validator, cfg.validate_every, samples, metrics.get("top1", -1.0), log, run_dir, run.preset,
+        calibration)
     if rank == 0:
         run_dir.mkdir(parents=True, exist_ok=True)
     progress = _Progress(log, cfg.batch_size * world, rank == 0 and cfg.progress)
@@ -358,6 +366,7 @@ def train(cfg: TrainConfig) -> dict:
         return run.wall + time.time() - started
 
     def save_checkpoint() -> None:
+        calibration.apply(model)  # the saved running statistics are the weights' own
         checkpoint.save(run_dir / "last.pt", model, run.preset, optimizer=optimizer.state_dict(),
                         schedule=schedule.state_dict(), samples=samples, wall_seconds=wall(),
                         rng={"torch": torch.get_rng_state()}, metrics=metrics)
