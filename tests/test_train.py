@@ -22,7 +22,7 @@ from analysis.sgf.results import result_value
 from analysis.train.__main__ import main as train_main
 from analysis.train.data import PositionSampler, fixed_positions
 from analysis.train.evaluate import evaluate
-from analysis.train.loop import TrainConfig, train
+from analysis.train.loop import TrainConfig, planes, train
 from analysis.train.precise_bn import Calibration
 from analysis.train.schedule import PlateauHalving
 
@@ -96,7 +96,7 @@ def test_precise_bn_gives_the_evaluation_mode_net_its_batch_statistics(games: Pa
     config = GoloisConfig(get_feature_set("golois").num_planes, 2, 16, value_head=True)
     model = GoloisNet(config)
     samples = fixed_positions([str(games)], 3, seed=5)
-    calibration = Calibration(samples, config, batch=len(samples))  # one batch: the same statistics
+    calibration = Calibration(planes(samples, config), batch=len(samples))  # one batch: the same statistics
     with torch.no_grad():
         for norm in (m for m in model.modules() if isinstance(m, torch.nn.BatchNorm2d)):
             norm.running_mean.fill_(3.0)  # lagging far behind, as a fast-moving layer's can

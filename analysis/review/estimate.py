@@ -20,8 +20,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from analysis.go.coords import BLACK, EMPTY
+from analysis.go.coords import BLACK, WHITE
 from analysis.go.position import Position
+from analysis.go.rules import rules_kind
 from analysis.go.scoring import score
 from analysis.review.analyze import black_lead, black_winrate
 
@@ -49,8 +50,9 @@ def estimate(network: Network, position: Position, name: str, rules: str = "chin
 
     Raises ValueError when the network cannot evaluate the position (another board size...).
     """
-    count = score(position, rules)
-    one_sided = len({int(c) for c in position.stones().ravel()} - {EMPTY}) == 1
+    stones = position.stones()
+    one_sided = (stones == BLACK).any() != (stones == WHITE).any()
+    count = None if one_sided else score(position, rules)  # no playouts for a count not given
     prediction = network.predict([position], symmetries=SYMMETRIES)
     mover = position.to_play  # BLACK = 1, WHITE = -1: turns the network's side into Black's
     value, lead, stdev, owned = (prediction.value, prediction.score_mean, prediction.score_stdev,
@@ -61,8 +63,8 @@ def estimate(network: Network, position: Position, name: str, rules: str = "chin
         "black_score_lead": None if lead is None else round(black_lead(float(lead[0]), mover), 1),
         "score_stdev": None if stdev is None else round(float(stdev[0]), 1),
         "ownership": None if owned is None else [round(float(v) * mover, 3) for v in owned[0]],
-        "black_count": None if one_sided else count.margin,
-        "count_kind": count.kind,
+        "black_count": None if count is None else count.margin,
+        "count_kind": rules_kind(rules),
     }
     missing = [(head, lacks) for head, field, lacks in _HEADS if result[field] is None]
     result["message"] = None

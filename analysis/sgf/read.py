@@ -289,4 +289,3 @@ def replay(
                 move_number=number,
             ) from e
     return position
-

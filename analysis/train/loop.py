@@ -120,12 +120,16 @@ class _Stream(IterableDataset):
             yield Batch.concatenate(parts).tensors()
 
 
+def planes(samples: list[Example], config: Config) -> torch.Tensor:
+    """Return the input planes (N, planes, n, n) of fixed ``samples`` for a net of ``config``."""
+    return torch.from_numpy(get_feature_set(config.feature_set).extract_batch([s.context() for s in samples]))
+
+
 class Validator:
     """A fixed set of validation positions, with features computed once."""
 
     def __init__(self, samples: list[Example], config: Config) -> None:
-        fs = get_feature_set(config.feature_set)
-        self.inputs = torch.from_numpy(fs.extract_batch([s.context() for s in samples]))
+        self.inputs = planes(samples, config)
         self.legal = torch.from_numpy(np.stack([s.mask for s in samples]))
         self.moves = torch.tensor([s.move for s in samples])
         self.value = torch.tensor([s.value for s in samples], dtype=torch.float32)
@@ -352,8 +356,9 @@ def train(cfg: TrainConfig) -> dict:
     run_dir = Path(cfg.run_dir)
     log = CsvLog(run_dir / "log.csv")
     validator = _validator(cfg, run.config, ladder) if rank == 0 else None
-    calibration = Calibration(fixed_positions(cfg.data, precise_bn.POSITIONS, seed=precise_bn.SEED,
-                                              target=run.config.target), run.config)
+    calibration = None if rank else Calibration(planes(
+        fixed_positions(cfg.data, precise_bn.POSITIONS, seed=precise_bn.SEED, target=run.config.target),
+        run.config))
     validation = None if validator is None else _Validation(
         validator, cfg.validate_every, samples, metrics.get("top1", -1.0), log, run_dir, run.preset,
         calibration)

@@ -16,23 +16,18 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from analysis.features import get_feature_set
 from analysis.nets import precision
-from analysis.nets.presets import Config
-from analysis.train.data import Example
 
 POSITIONS = 1024  # training positions the statistics are computed over
 SEED = 4242  # which positions: one per game of the training data's first games, at a random move
 
 
 class Calibration:
-    """A fixed set of training positions, with features computed once, to recompute a model's
-    batch-norm statistics over."""
+    """A fixed set of training positions, their input planes (N, planes, n, n) computed once, to
+    recompute a model's batch-norm statistics over."""
 
-    def __init__(self, samples: list[Example], config: Config, batch: int = 128) -> None:
-        fs = get_feature_set(config.feature_set)
-        self.inputs = torch.from_numpy(fs.extract_batch([s.context() for s in samples]))
-        self.batch = batch
+    def __init__(self, inputs: torch.Tensor, batch: int = 128) -> None:
+        self.inputs, self.batch = inputs, batch
 
     @torch.no_grad()
     def apply(self, model: nn.Module) -> None:
