@@ -14,8 +14,15 @@ from analysis.go.position import Position
 from analysis.mcts import BaggedRoot
 from analysis.nets.inference import Prediction
 from analysis.review import networks
-from analysis.review.analyze import game_entry, game_positions, position_analysis, root_judgement
+from analysis.review.analyze import (
+    answer_query,
+    game_entry,
+    game_positions,
+    position_analysis,
+    root_judgement,
+)
 from analysis.review.estimate import SYMMETRIES, estimate
+from analysis.review.query import PositionQuery
 from analysis.review.report import annotate, mistakes
 from analysis.sgf import read_sgf, replay
 
@@ -100,7 +107,7 @@ def test_game_entries_rank_the_played_move_and_mistakes_use_the_search() -> None
     record = read_sgf("(;SZ[9]KM[7];B[ee];W[aa];B[cc])")
     evaluator = networks.search_evaluator()
     results = [
-        game_entry(position, move, k, evaluator, visits=16)
+        game_entry(position, move, k, evaluator, visits=16, rules="chinese")
         for k, (position, move) in enumerate(game_positions(record))
     ]
     assert [r["move_number"] for r in results] == [0, 1, 2, 3]
@@ -231,3 +238,68 @@ def test_an_estimate_without_score_and_ownership_heads_names_what_it_lacks() -> 
     assert result["message"] == (
         "the network golois has no score or ownership head, so this estimate has no score lead or territory"
     )
+
+
+# Black's wall on column C, White's on D; White's stone at B2 is dead inside Black's area.
+ENDED = """
+    . . X O . . .
+    . . X O . . .
+    . . X O . . .
+    . . X O . . .
+    . . X O . . .
+    . O X O . . .
+    . . X O . . .
+"""
+
+
+def ended_position(komi: float = 0.5) -> Position:
+    """Return ``ENDED`` after a pass from each side (Black passed first, so Black is to move)."""
+    position = Position.from_diagram(ENDED, komi=komi)
+    position.pass_move()
+    position.pass_move()
+    return position
+
+
+def test_a_position_that_two_passes_ended_is_counted_not_searched() -> None:
+    entry = game_entry(ended_position(), None, 2, FavouriteEvaluator(0), visits=50, rules="chinese")
+    # area: Black 21 points (columns A-C, B2's stone dead), White 28 points + 0.5 komi
+    assert entry["counted"] == {"result": "W+7.5", "kind": "area", "dead": ["B2"]}
+    assert (entry["black_score_lead"], entry["score_lead"]) == (-7.5, -7.5)  # Black is to move
+    assert (entry["black_winrate"], entry["winrate"]) == (0.0, 0.0)
+    assert entry["visits"] == 0 and entry["best"] is None and entry["candidates"] == []
+
+
+def test_the_count_takes_the_marked_dead_stones_and_the_rules_of_the_game() -> None:
+    marked_alive = game_entry(ended_position(), None, 2, FavouriteEvaluator(0), 50, "chinese", dead=[])
+    # B2 alive: the empty points beside it touch both colours, so Black keeps only its 7 stones
+    assert marked_alive["counted"]["result"] == "W+22.5" and marked_alive["counted"]["dead"] == []
+    territory = game_entry(ended_position(), None, 2, FavouriteEvaluator(0), 50, "japanese")
+    # territory: Black 14 empty points + 1 dead stone, White 21 empty points + 0.5 komi
+    assert territory["counted"]["result"] == "W+6.5" and territory["counted"]["kind"] == "territory"
+    draw = game_entry(ended_position(komi=-7), None, 2, FavouriteEvaluator(0), 50, "chinese")
+    assert draw["counted"]["result"] == "0" and draw["black_winrate"] == draw["winrate"] == 0.5
+
+
+def test_one_pass_is_searched_and_the_api_searches_an_ended_position_as_katago_does() -> None:
+    one_pass = Position.from_diagram(ENDED, komi=0.5)
+    one_pass.pass_move()
+    assert "counted" not in game_entry(one_pass, None, 1, FavouriteEvaluator(0), 8, "chinese")
+    moves = (("B", "pass"), ("W", "pass"))
+    query = PositionQuery(size=9, komi=0.5, rules="chinese", visits=8, moves=moves, ownership=True)
+    searched = answer_query(query, FavouriteEvaluator(0))
+    assert "counted" not in searched and searched["visits"] == 8
+    counted = answer_query(
+        PositionQuery(**{**query.to_json(), "count_ended": True, "dead": ["E5"]}), FavouriteEvaluator(0)
+    )
+    assert counted["counted"]["dead"] == ["E5"] and counted["visits"] == 0
+    assert counted["ownership"] == [0] * 81 and len(counted["policy"]) == 82  # an empty board: all dame
+
+
+def test_the_analysed_sgf_says_the_count_of_the_ended_position() -> None:
+    entry = game_entry(ended_position(), None, 2, FavouriteEvaluator(0), 8, "chinese")
+    record = read_sgf("(;SZ[7]KM[0.5];B[];W[])")
+    before = [{**entry, "move_number": k, "counted": None} for k in (0, 1)]
+    annotate(record, [*before, entry])
+    comment = list(record.main_line())[-1].comment
+    assert "Two passes ended the game: counted W+7.5 by area" in comment
+    assert "Black win rate: 0.0%" in comment and "Candidates" not in comment and "Search's" not in comment

@@ -476,6 +476,26 @@ def endgame_ownership() -> list[float]:
     return [-0.3 if row < 3 and col > 4 else ENDGAME_COLUMNS[col] for row in range(9) for col in range(9)]
 
 
+def test_a_review_counts_the_position_that_two_passes_ended_and_draws_the_counts_territory(
+    page, site: Site
+) -> None:
+    black = "".join(f"[c{r}]" for r in "abcdefghi")  # Black's wall on column C
+    white = "".join(f"[e{r}]" for r in "abcdefghi") + "[bb]"  # White's on E, and B8 inside Black's area
+    upload(page, site, f"(;GM[1]FF[4]SZ[9]KM[7.5]RU[Chinese]AB{black}AW{white};B[];W[])")
+    page.keyboard.press("End")
+    page.wait_for_function("document.getElementById('played').textContent.includes('counted')")
+    # area: Black 27 points (B8 dead), White 45 + 7.5 komi; column D is dame
+    assert page.locator("#played").inner_text() == (
+        "End of the game · two passes ended the game: counted W+25.5 by area (1 dead stone taken off)")
+    assert page.locator("#candidate-list li").count() == 0
+    page.check("#show-territory")
+    page.wait_for_selector("#goban .territory rect")
+    squares, dead = drawn_overlay(page)
+    assert dead == {B8}
+    assert squares[B8] == "black" and all(squares.get(row * 9 + 3) is None for row in range(9))
+    assert page.locator("#territory-info").inner_text().startswith("Territory: the count's owner")
+
+
 def test_the_territory_overlay_sizes_squares_by_certainty_and_marks_dead_stones(page, site: Site) -> None:
     """The goban module itself, in Chromium, on a made-up map whose owners and dead stones are known."""
     board = "".join(ENDGAME)

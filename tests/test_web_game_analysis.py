@@ -6,7 +6,7 @@ import pytest
 
 from analysis.review.report import mistakes
 from frontend.models import Analysis, Game
-from frontend.services import game_analysis
+from frontend.services import board, game_analysis, games
 from tests.test_review import FavouriteEvaluator
 from tests.web_helpers import make_game
 
@@ -64,3 +64,28 @@ def test_cancelling_saves_the_positions_done() -> None:
     assert message["type"] == "analysis_cancelled" and message["done"] == 2
     assert message["mistakes"] == mistakes(analysis.results)
     assert message["point_mistakes"] == mistakes(analysis.results, by="score")
+
+
+def test_the_end_of_a_counted_game_against_the_bot_is_counted_with_the_players_dead_stones() -> None:
+    game = make_game("owner")
+    game.sgf = "(;GM[1]FF[4]SZ[9]KM[7.5];B[ee];W[cc];B[];W[])"
+    game.phase, game.dead, game.result = Game.Phase.FINISHED, ["C7"], "B+73.5"
+    game.save()
+    analysis = Analysis.objects.create(game=game, results=[])
+    game_analysis.run_chunk(analysis.pk, FavouriteEvaluator(0), visits=4, chunk=5)
+    analysis.refresh_from_db()
+    *searched, end = analysis.results
+    assert end["counted"] == {"result": "B+73.5", "kind": "area", "dead": ["C7"]}  # the game's own result
+    assert end["black_winrate"] == 1.0 and end["visits"] == 0
+    assert all("counted" not in r and r["visits"] == 4 for r in searched)  # one pass is not the end
+    query = board.position_query(game.pk, None, ladders=False, backpred=False)
+    assert query.count_ended and query.dead == ("C7",)
+    assert board.position_query(game.pk, 3, ladders=False, backpred=False).dead is None
+
+
+def test_an_uploaded_games_dead_stones_are_estimated_not_taken_from_marks() -> None:
+    game = review_analysis().game
+    game.phase, game.dead = Game.Phase.FINISHED, ["C7"]  # uploads have no marks: stray data is not one
+    assert games.marked_dead(game) is None
+    game.kind = Game.Kind.PLAY
+    assert games.marked_dead(game) == ["C7"]

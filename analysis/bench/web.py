@@ -226,7 +226,7 @@ def raw_rate(games: list[GameRecord], visits: int, total: int) -> tuple[float, i
         for k in range(start, start + per_game):
             position, next_move = positions[k]
             t0 = time.perf_counter()
-            game_entry(position, next_move, k, evaluator, visits)
+            game_entry(position, next_move, k, evaluator, visits, record.rules or "chinese")
             seconds += time.perf_counter() - t0
             count += 1
     return count / seconds, count

@@ -15,7 +15,7 @@ says (its mistakes, the analysed SGF) is in :mod:`analysis.review.report`.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -23,6 +23,7 @@ import numpy as np
 from analysis.go.coords import BLACK, to_gtp
 from analysis.go.position import Position
 from analysis.mcts import BaggedRoot, Candidate, Evaluator, Search, SearchConfig
+from analysis.review.ended import counted_analysis, ended
 from analysis.review.query import PositionQuery
 from analysis.sgf import GameRecord, SgfError, replay
 from analysis.tactics import ladder
@@ -161,13 +162,25 @@ def _play_recorded(position: Position, move: tuple[int, int], number: int, recor
 
 
 def game_entry(
-    position: Position, next_move: tuple[int, int] | None, move_number: int, evaluator: Evaluator, visits: int
+    position: Position,
+    next_move: tuple[int, int] | None,
+    move_number: int,
+    evaluator: Evaluator,
+    visits: int,
+    rules: str,
+    dead: Sequence[int] | None = None,
 ) -> dict:
     """Return the stored whole-game analysis entry of one position (see ``docs/protocol.md``):
     :func:`position_analysis` without the policy, plus ``move_number``, and the move ``played``
-    next with its policy rank (``played_rank``, 1 = the network's first choice) and prior."""
+    next with its policy rank (``played_rank``, 1 = the network's first choice) and prior.  A
+    position that two passes ended is counted under ``rules``, with the ``dead`` stones when given,
+    instead of searched (:func:`analysis.review.ended.counted_analysis`)."""
     size = position.size
-    analysis = position_analysis(position, evaluator, visits, include_policy=True)
+    if ended(position):
+        root_policy = evaluator.evaluate([position])[0][0]
+        analysis = counted_analysis(position, rules, dead, root_policy)
+    else:
+        analysis = position_analysis(position, evaluator, visits, include_policy=True)
     policy = np.asarray(analysis.pop("policy"))
     entry = {"move_number": move_number, **analysis, "played": None, "played_rank": None}
     if next_move is not None:
@@ -211,21 +224,29 @@ def answer_query(
     None), the ``backpred`` heatmap (None without a back-prediction network or a move), and
     ``root_net``'s :func:`root_judgement` (``score_stdev``, and ``ownership`` when the query asks).
     ``policy_net`` gives the candidates and policy instead of the evaluator's network (a
-    next-move network without a value head, whose win rates come from ``evaluator``).
+    next-move network without a value head, whose win rates come from ``evaluator``).  With
+    ``query.count_ended``, a position that two passes ended is counted instead of searched
+    (:func:`analysis.review.ended.counted_analysis`, whose ownership is the count's).
 
     Raises ValueError for a query whose position cannot be built, and whatever the evaluator raises.
     """
     position = query.position()
     policy = policy_net.predict([position]).policy[0] if policy_net is not None else None
-    analysis = position_analysis(
-        position, evaluator, query.visits, include_policy=query.policy, include_search=query.search_moves,
-        policy=policy,
-    )
+    if query.count_ended and ended(position):
+        if query.policy and policy is None:
+            policy = evaluator.evaluate([position])[0][0]
+        analysis = counted_analysis(position, query.rules, query.dead_points(),
+                                    policy if query.policy else None, query.ownership)
+    else:
+        analysis = position_analysis(
+            position, evaluator, query.visits, include_policy=query.policy, include_search=query.search_moves,
+            policy=policy,
+        )
+        if root_net is not None:
+            analysis.update(root_judgement(root_net, position, query.ownership))
     heatmap = None
     if query.backpred and backpred is not None and position.moves:
         heatmap = backpred_heatmap(backpred, position)
-    if root_net is not None:
-        analysis.update(root_judgement(root_net, position, query.ownership))
     return {
         "type": "analysis",
         "move_number": query.move_number,

@@ -28,6 +28,9 @@ class PositionQuery:
     ``moveInfos``), ``policy`` the network's probabilities of every move and ``ownership`` its
     ownership map (KataGo's ``includeOwnership``).  ``network`` and
     ``backpred_network`` name shipped networks (``weights/zoo.json``); empty means the default.
+    ``count_ended``: a position that two passes ended is counted, not searched (the review's
+    choice; KataGo's analysis engine, which the API follows, searches on), with ``dead`` (GTP
+    vertices) as its dead stones when given (those the players marked), else the playouts' estimate.
     """
 
     size: int
@@ -44,11 +47,15 @@ class PositionQuery:
     ownership: bool = False
     network: str = ""
     backpred_network: str = ""
+    count_ended: bool = False
+    dead: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         """Freeze the stone lists as tuples and default ``move_number`` to the number of moves."""
         object.__setattr__(self, "initial_stones", _frozen(self.initial_stones))
         object.__setattr__(self, "moves", _frozen(self.moves))
+        if self.dead is not None:
+            object.__setattr__(self, "dead", tuple(self.dead))
         if self.move_number < 0:
             object.__setattr__(self, "move_number", len(self.moves))
 
@@ -65,11 +72,16 @@ class PositionQuery:
         """
         return build_position(self.size, self.komi, self.superko, self.moves, self.initial_stones)
 
+    def dead_points(self) -> list[int] | None:
+        """Return ``dead`` as points, or None; raises ValueError (CoordinateError) for a bad vertex."""
+        return None if self.dead is None else [from_gtp(v, self.size) for v in self.dead]
+
     def to_json(self) -> dict:
         """Return the query as plain JSON data (lists for the stones)."""
         data = asdict(self)
         data["initial_stones"] = [list(s) for s in self.initial_stones]
         data["moves"] = [list(m) for m in self.moves]
+        data["dead"] = None if self.dead is None else list(self.dead)
         return data
 
     @classmethod

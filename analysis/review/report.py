@@ -82,8 +82,8 @@ def annotate(record: GameRecord, results: Sequence[dict]) -> None:
     rate in percent) and, when the analysis has score leads, ``SBKS`` (Black's score lead in
     points, which Sabaki draws as a score graph).
 
-    The comment of the node after move k describes the position after move k; existing comments
-    are kept above the analysis.
+    The comment of the node after move k describes the position after move k (a position that two
+    passes ended: its count); existing comments are kept above the analysis.
     """
     nodes = [record.root]
     nodes.extend(node for node in record.main_line() if node.has_move())
@@ -106,8 +106,12 @@ def annotate(record: GameRecord, results: Sequence[dict]) -> None:
             points = worst[k]["points_lost"]
             lost = f" and {points:.1f} points" if points is not None else ""
             lines.append(f"Mistake: lost {100 * worst[k]['loss']:.1f}%{lost}; best was {worst[k]['best']}")
-        top = ", ".join(f"{c['move']} {100 * c['prior']:.1f}%" for c in entry["candidates"][:5])
-        lines.append(f"Candidates for {entry['to_play']}: {top}")
+        if entry.get("counted"):
+            counted = entry["counted"]
+            lines.append(f"Two passes ended the game: counted {counted['result']} by {counted['kind']}")
+        if entry["candidates"]:
+            top = ", ".join(f"{c['move']} {100 * c['prior']:.1f}%" for c in entry["candidates"][:5])
+            lines.append(f"Candidates for {entry['to_play']}: {top}")
         if entry.get("best"):
             lines.append(f"Search's choice: {entry['best']}")
         if entry.get("played_rank"):

@@ -95,7 +95,8 @@ def position_query(
 ) -> PositionQuery:
     """Return the query of the position after ``move_number`` moves (None: all the game's moves),
     searched to ``GOWEB_REVIEW_VISITS`` with the networks named (empty: the defaults), with the
-    network's ownership map when ``ownership``.
+    network's ownership map when ``ownership``.  A position that two passes ended is counted
+    (with the dead stones the player marked, at the end of a game against the bot).
 
     Raises GameError for a move number out of range, UnknownNetwork for a network not shipped
     (or not for this board size).
@@ -125,6 +126,8 @@ def position_query(
         ownership=ownership,
         network=network,
         backpred_network=backpred_network,
+        count_ended=True,
+        dead=games.marked_dead(game) if move_number == len(moves) else None,
     )
 
 

@@ -11,13 +11,14 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
+from analysis.go.coords import from_gtp
 from analysis.go.rules import uses_superko
 from analysis.mcts import Evaluator
 from analysis.review.analyze import game_entry, game_positions
 from analysis.review.report import ranked_mistakes
 from analysis.sgf import read_sgf
 from frontend.models import Analysis
-from frontend.services import notify
+from frontend.services import games, notify
 
 Status = Analysis.Status
 
@@ -74,8 +75,11 @@ def run_chunk(analysis_id: int, evaluator: Evaluator, visits: int, chunk: int) -
     if not analysis.active:
         return ChunkOutcome(analysis.status, start)
     game_id = analysis.game_id
-    record = read_sgf(analysis.game.sgf)
-    superko = uses_superko(analysis.game.rules)
+    game = analysis.game
+    record = read_sgf(game.sgf)
+    superko = uses_superko(game.rules)
+    marked = games.marked_dead(game)
+    dead = None if marked is None else [from_gtp(v, game.size) for v in marked]
     total = len(record.main_line_moves()) + 1
     active = Analysis.objects.filter(pk=analysis_id, status__in=[Status.PENDING, Status.RUNNING])
     active.update(status=Status.RUNNING, total=total)  # never over a status another run just set
@@ -89,7 +93,8 @@ def run_chunk(analysis_id: int, evaluator: Evaluator, visits: int, chunk: int) -
             cancelled = {"type": "analysis_cancelled", "analysis": analysis_id, "done": k,
                          **ranked_mistakes(Analysis.objects.get(pk=analysis_id).results)}
             return ChunkOutcome(Status.CANCELLED, k, game_id=game_id, last_message=cancelled)
-        entry = game_entry(position, next_move, k, evaluator, visits)
+        entry = game_entry(position, next_move, k, evaluator, visits, game.rules,
+                           dead if next_move is None else None)
         new.append(entry)
         notify.to_group(
             game_id,

@@ -238,12 +238,22 @@ def toggle_dead(loaded: LoadedGame, vertex: str) -> None:
     game.save()
 
 
+def marked_dead(game: Game) -> list[str] | None:
+    """Return the stones (GTP) the player marked dead in a game against the bot, while scoring or
+    after its counted end; None during play, after a resignation and for an uploaded game (whose
+    dead stones nobody marked)."""
+    if game.kind != Game.Kind.PLAY or game.phase == Game.Phase.PLAYING or game.result.endswith("+R"):
+        return None
+    return list(game.dead)
+
+
 def current_score(loaded: LoadedGame) -> dict | None:
     """Return the count with the marked dead stones while scoring or after a counted end."""
     game = loaded.game
-    if game.phase == Game.Phase.PLAYING or game.result.endswith("+R"):
+    dead = marked_dead(game)
+    if dead is None:
         return None
-    counted = score(loaded.position, game.rules, [from_gtp(v, game.size) for v in game.dead])
+    counted = score(loaded.position, game.rules, [from_gtp(v, game.size) for v in dead])
     return {"black": counted.black, "white": counted.white, "result": counted.result(), "kind": counted.kind}
 
 

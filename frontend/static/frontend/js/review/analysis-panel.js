@@ -1,6 +1,6 @@
 /**
  * The review page's analysis of the move shown, in words: the move played next with its rank and
- * the search's win rate and score lead, the candidate list (each with the mover's win rate and the
+ * the search's win rate and score lead (or the count, once two passes ended the game), the candidate list (each with the mover's win rate and the
  * score lead), what the territory overlay shows, and the ladders (or why back prediction is missing).
  */
 
@@ -22,6 +22,7 @@ function playedText(review) {
   const rank = review.playedRank;
   let text = next ? `Next: ${COLOR_NAMES[next[0]]} ${next[1]}` : "End of the game";
   if (rank) text += `, ${a?.network ?? "the network"}'s choice #${rank}`;
+  if (a?.counted) return `${text} · ${countedText(a.counted)}`;
   if (a && a.black_winrate !== null && a.black_winrate !== undefined) {
     const winrate = (100 * a.black_winrate).toFixed(1);
     const lead = a.black_score_lead ?? null;
@@ -29,6 +30,14 @@ function playedText(review) {
     text += ` · black win rate ${winrate}%${score} (search, ${a.visits} visits; best ${a.best})`;
   }
   return text;
+}
+
+/** The count of a position that two passes ended (the analysis counts it instead of searching). */
+function countedText(counted) {
+  const dead = counted.dead.length;
+  const stones = dead === 1 ? "1 dead stone" : `${dead} dead stones`;
+  const result = counted.result === "0" ? "a draw" : counted.result;
+  return `two passes ended the game: counted ${result} by ${counted.kind} (${stones} taken off)`;
 }
 
 /**
@@ -62,6 +71,7 @@ function territoryInfo(review) {
   if (position.ownership === null) {
     return `The network ${position.network} has no ownership head: no territory to show.`;
   }
+  if (position.counted) return "Territory: the count's owner of each point; faded stones are dead.";
   return (
     "Territory: each point's owner in the network's eyes " +
     "(bigger squares: surer); faded stones are dead."

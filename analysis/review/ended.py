@@ -1,0 +1,73 @@
+"""The analysis of a position that two passes ended: the count, not a search (no Django here).
+
+After two passes in a row the game is over and the board is counted.  A search from there would
+judge a game that goes on, which it does not: the win rate of the final position is decided by
+the count (1, 0, or 0.5 for a draw), and its score lead is the counted margin, under the game's
+rules.  The dead stones are those the players marked when a game against the bot was counted, and
+otherwise the playouts' estimate (:func:`analysis.go.scoring.estimate_dead`, which the play page
+proposes at the end of a game).  KataGo's analysis engine searches on
+from such a position, so the JSON API does too; the review counts it
+(:attr:`analysis.review.query.PositionQuery.count_ended`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+
+from analysis.go.coords import BLACK, to_gtp
+from analysis.go.position import Position
+from analysis.go.scoring import area_owners, estimate_dead, score
+
+
+def ended(position: Position) -> bool:
+    """Return whether two passes in a row end the position's moves (the game is over)."""
+    return position.consecutive_passes() >= 2
+
+
+def counted_analysis(
+    position: Position,
+    rules: str,
+    dead: Iterable[int] | None = None,
+    policy: np.ndarray | None = None,
+    ownership: bool = False,
+) -> dict:
+    """Return the analysis of the ended ``position``, in the fields of
+    :func:`analysis.review.analyze.position_analysis`, from its count under ``rules`` with the
+    ``dead`` stones (points; None: the playouts' estimate):
+
+    - ``winrate`` 1, 0 or 0.5 for the player to move (and ``black_winrate``), ``score_lead`` and
+      ``black_score_lead`` the counted margin, ``visits`` 0, ``best`` None and no ``candidates``
+      (no move is left to play);
+    - ``counted``: ``result`` (``B+3.5``, ``W+0.5`` or ``0``), ``kind`` (``area`` or
+      ``territory``) and ``dead`` (the GTP vertices of the stones counted dead);
+    - ``score_stdev`` 0 (a count has no spread) and, with ``ownership``, the count's owner of each
+      point (n*n, row-major, +1 for the player to move, 0 for dame and seki);
+    - ``policy``, rounded as the search's analysis rounds it, when one is given.
+    """
+    size = position.size
+    dead = estimate_dead(position) if dead is None else set(dead)
+    count = score(position, rules, dead)
+    mover = position.to_play
+    lead = count.margin * mover  # BLACK = 1, WHITE = -1
+    winrate = 0.5 if lead == 0 else float(lead > 0)
+    black = count.margin
+    analysis = {
+        "to_play": "B" if mover == BLACK else "W",
+        "winrate": winrate,
+        "black_winrate": 0.5 if black == 0 else float(black > 0),
+        "score_lead": lead,
+        "black_score_lead": black,
+        "visits": 0,
+        "best": None,
+        "candidates": [],
+        "counted": {"result": count.result(), "kind": count.kind,
+                    "dead": [to_gtp(p, size) for p in sorted(dead)]},
+        "score_stdev": 0.0,
+    }
+    if ownership:
+        analysis["ownership"] = [int(v) * mover for v in area_owners(position, dead).ravel()]
+    if policy is not None:
+        analysis["policy"] = [round(float(p), 5) for p in policy]
+    return analysis
