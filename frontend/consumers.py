@@ -13,6 +13,7 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from frontend import tasks
 from frontend.models import Game
 from frontend.services import board, dispatch, games, notify, protocol
+from frontend.services import depth as depths
 from frontend.services.requester import Requester
 from frontend.services.requester import from_scope as requester_of
 
@@ -159,12 +160,13 @@ class BoardConsumer(JsonConsumer):
 
     async def on_analyze(
         self, move_number: int, ladders: bool = True, backpred: bool = True, network: str = "",
-        backpred_network: str = "", ownership: bool = False,
+        backpred_network: str = "", ownership: bool = False, depth: str = depths.NORMAL,
     ) -> None:
         ask = database_sync_to_async(board.request_analysis)
         query, ticket = await ask(
             self.game_id, self.requester.key, self.channel_name, move_number, ladders=ladders,
             backpred=backpred, network=network, backpred_network=backpred_network, ownership=ownership,
+            depth=depth,
         )
         if ticket.new:
             await dispatch.submit(tasks.analyze_position, query, self.channel_name, ticket.job)
@@ -174,9 +176,9 @@ class BoardConsumer(JsonConsumer):
         query, ticket = await ask(self.game_id, self.requester.key, move_number)
         await dispatch.submit(tasks.estimate_position, query, self.channel_name, ticket.job)
 
-    async def on_analyze_game(self) -> None:
+    async def on_analyze_game(self, depth: str = depths.NORMAL) -> None:
         start = database_sync_to_async(board.start_game_analysis)
-        analysis_id, job = await start(self.game_id, self.requester.key)
+        analysis_id, job = await start(self.game_id, self.requester.key, depth)
         await self.send_json({"type": "analysis_started", "analysis": analysis_id})
         await dispatch.submit(tasks.analyze_game, analysis_id, job)
 

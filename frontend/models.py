@@ -71,6 +71,11 @@ class Game(models.Model):
         return "W" if self.human_color == "B" else "B"
 
 
+def review_visits() -> int:
+    """Return ``GOWEB_REVIEW_VISITS``: the visits of an analysis that names none (the normal depth)."""
+    return settings.GOWEB_REVIEW_VISITS
+
+
 class Analysis(models.Model):
     """Whole-game analysis of a game: one result per position, stored as JSON."""
 
@@ -85,6 +90,7 @@ class Analysis(models.Model):
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
     cancel_requested = models.BooleanField(default=False)
     total = models.PositiveIntegerField(default=0, help_text="positions to analyse")
+    visits = models.PositiveIntegerField(default=review_visits, help_text="search visits per position")
     results = models.JSONField(default=list, blank=True, help_text="one entry per analysed position")
     error = models.TextField(blank=True)
     created = models.DateTimeField(auto_now_add=True)

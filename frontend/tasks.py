@@ -214,7 +214,8 @@ def compare_networks(
 
 @shared_task(**DURABLE)
 def analyze_game(self, analysis_id: int, job: int | None = None) -> dict:
-    """Analyse a game's positions ``GOWEB_REVIEW_CHUNK`` at a time, streaming ``progress`` to its board.
+    """Analyse a game's positions ``GOWEB_REVIEW_CHUNK`` at a time, each with the analysis's visits,
+    streaming ``progress`` to its board.
 
     On a worker each message runs one chunk, then queues the next one as a new message (with the
     same job, whose slot stays taken until the analysis ends); in-process (eager) the chunks run
@@ -225,9 +226,7 @@ def analyze_game(self, analysis_id: int, job: int | None = None) -> dict:
         if job is not None and jobs.claim(job) is None:  # a sign of life for each chunk
             return {"skipped": "the request was withdrawn"}
         try:
-            outcome = game_analysis.run_chunk(
-                analysis_id, engine.evaluator(), settings.GOWEB_REVIEW_VISITS, settings.GOWEB_REVIEW_CHUNK
-            )
+            outcome = game_analysis.run_chunk(analysis_id, engine.evaluator(), settings.GOWEB_REVIEW_CHUNK)
         except OperationalError:
             raise
         except Exception as exc:

@@ -26,7 +26,7 @@ from analysis.sgf import read_sgf, write_sgf
 from frontend import tasks
 from frontend.forms import GameFilterForm, NewGameForm, ReviewForm
 from frontend.models import Game
-from frontend.services import api, dispatch, engine, games, jobs, ratelimit, requester
+from frontend.services import api, depth, dispatch, engine, games, jobs, ratelimit, requester
 
 GAMES_PER_PAGE = 20
 
@@ -127,6 +127,7 @@ def render_review(request: HttpRequest, game: Game, socket: str, shared: bool) -
         "share_link": link,
         "timeline": games.timeline(record),
         "networks": _by_default(zoo, "next", record.size),
+        "depths": depth.choices(),
         "backpred_networks": _by_default(zoo, "previous", record.size),
         "feature_sets": {
             name: [{"name": p.name, "description": p.description} for p in fs.planes]

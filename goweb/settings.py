@@ -38,7 +38,9 @@ service (SQLite, in-memory channel layer, Celery tasks run eagerly in-process):
   broker (default 2);
 - ``GOWEB_TORCH_THREADS``: torch threads per analysing process (default 1: one core per worker);
 - ``GOWEB_REVIEW_VISITS``: search visits per position in game review and on the board's position
-  analysis (default 200), ``GOWEB_REVIEW_CHUNK``: positions per whole-game task message (default 10);
+  analysis at the normal depth (default 200; ``fast`` is a quarter of it, ``deep`` four times it,
+  capped by ``GOWEB_API_MAX_VISITS``), ``GOWEB_REVIEW_CHUNK``: positions per whole-game task
+  message (default 10);
 - ``GOWEB_API_MAX_VISITS``: the cap on ``maxVisits`` of ``/api/analyze`` (default 2000) and
   ``GOWEB_API_TIMEOUT``: seconds it waits for a worker's answer (default 120);
 - ``GOWEB_WEIGHTS_DIR``: the shipped networks, listed with their roles and figures in its

@@ -10,7 +10,7 @@ from asgiref.sync import sync_to_async
 from django.db import connections
 
 from frontend.models import Analysis, Game
-from frontend.services import dispatch, engine
+from frontend.services import board, dispatch, engine
 from tests.score_net import NAME as SCORE_NET
 from tests.score_net import write_score_weights, write_zoo
 from tests.web_helpers import connect, make_game, new_session, receive_until
@@ -138,6 +138,9 @@ def test_two_passes_start_scoring_with_toggleable_dead_stones() -> None:
         ({"type": "toggle_dead", "point": "A1"}, "dead stones can only be marked after both players pass"),
         ({"type": "undo"}, "you have no move to take back"),
         ({"type": "cancel_analysis"}, "no analysis of this game is running"),
+        ({"type": "analyze", "move_number": 0, "depth": "abyssal"},
+         "unknown depth 'abyssal'; choose fast, normal, deep"),
+        ({"type": "analyze_game", "depth": 3}, "analyze_game: field 'depth' must be a string"),
         ([1, 2], "message must be a JSON object"),
     ],
 )
@@ -238,6 +241,29 @@ def test_position_analysis_features_and_game_analysis_stream(settings) -> None:
     asyncio.run(scenario())
     analysis = Analysis.objects.get(game=game)
     assert analysis.status == "done" and len(analysis.results) == 6
+
+
+def test_the_depth_picked_sets_the_visits_of_the_position_and_of_the_whole_game(settings) -> None:
+    settings.GOWEB_REVIEW_VISITS, settings.GOWEB_API_MAX_VISITS = 8, 20
+    key = new_session()
+    game = make_game(key)
+    game.sgf, game.kind = "(;GM[1]FF[4]SZ[9]KM[7.5];B[ee];W[cc])", Game.Kind.REVIEW
+    game.save()
+
+    async def scenario() -> None:
+        ws = await connect(game.pk, key)
+        await receive_until(ws, is_state)
+        await ws.send_json_to({"type": "analyze", "move_number": 1, "depth": "fast"})
+        assert (await receive_until(ws, lambda m: m["type"] == "analysis"))["visits"] == 2  # 8 / 4
+        await ws.send_json_to({"type": "analyze_game", "depth": "deep"})
+        progress = [await receive_until(ws, lambda m: m["type"] == "progress") for _ in range(3)]
+        assert [p["entry"]["visits"] for p in progress] == [20, 20, 20]  # 4 x 8, capped at 20
+        await receive_until(ws, lambda m: m["type"] == "analysis_done")
+        await ws.disconnect()
+
+    asyncio.run(scenario())
+    assert Analysis.objects.get(game=game).visits == 20
+    assert board.analysis_state(game.pk)["visits"] == 20
 
 
 def test_game_analysis_can_be_cancelled(settings) -> None:

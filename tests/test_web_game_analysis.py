@@ -19,7 +19,7 @@ def review_analysis(results: list[dict] | None = None) -> Analysis:
     game = make_game("owner")
     game.sgf, game.kind = SGF, Game.Kind.REVIEW
     game.save()
-    return Analysis.objects.create(game=game, results=results or [])
+    return Analysis.objects.create(game=game, results=results or [], visits=4)
 
 
 def test_chunks_resume_after_the_saved_results_until_done() -> None:
@@ -27,13 +27,13 @@ def test_chunks_resume_after_the_saved_results_until_done() -> None:
     evaluator = FavouriteEvaluator(0)
     outcomes = []
     while not outcomes or outcomes[-1].more:
-        outcomes.append(game_analysis.run_chunk(analysis.pk, evaluator, visits=4, chunk=4))
+        outcomes.append(game_analysis.run_chunk(analysis.pk, evaluator, chunk=4))
     assert [(o.status, o.done, o.more) for o in outcomes] == [("running", 4, True), ("done", 6, False)]
     analysis.refresh_from_db()
     assert analysis.status == "done" and analysis.total == 6
     assert [r["move_number"] for r in analysis.results] == [0, 1, 2, 3, 4, 5]
     assert [r["played"] for r in analysis.results] == ["E5", "C7", "G7", "C3", "G3", None]
-    assert game_analysis.run_chunk(analysis.pk, evaluator, 4, 4).as_json() == {"status": "done", "done": 6}
+    assert game_analysis.run_chunk(analysis.pk, evaluator, 4).as_json() == {"status": "done", "done": 6}
 
 
 def test_a_chunk_that_lost_the_race_saves_nothing(monkeypatch) -> None:
@@ -46,7 +46,7 @@ def test_a_chunk_that_lost_the_race_saves_nothing(monkeypatch) -> None:
         return entry
 
     monkeypatch.setattr(game_analysis, "game_entry", meanwhile_another_worker_saves)
-    outcome = game_analysis.run_chunk(analysis.pk, FavouriteEvaluator(0), visits=4, chunk=3)
+    outcome = game_analysis.run_chunk(analysis.pk, FavouriteEvaluator(0), chunk=3)
     assert (outcome.status, outcome.done, outcome.more) == ("superseded", 0, False)
     analysis.refresh_from_db()
     assert [r["by"] for r in analysis.results] == ["the other worker"]
@@ -54,9 +54,9 @@ def test_a_chunk_that_lost_the_race_saves_nothing(monkeypatch) -> None:
 
 def test_cancelling_saves_the_positions_done() -> None:
     analysis = review_analysis()
-    game_analysis.run_chunk(analysis.pk, FavouriteEvaluator(0), visits=4, chunk=2)
+    game_analysis.run_chunk(analysis.pk, FavouriteEvaluator(0), chunk=2)
     Analysis.objects.filter(pk=analysis.pk).update(cancel_requested=True)
-    outcome = game_analysis.run_chunk(analysis.pk, FavouriteEvaluator(0), visits=4, chunk=2)
+    outcome = game_analysis.run_chunk(analysis.pk, FavouriteEvaluator(0), chunk=2)
     assert (outcome.status, outcome.done, outcome.more) == ("cancelled", 2, False)
     analysis.refresh_from_db()
     assert analysis.status == "cancelled" and len(analysis.results) == 2
@@ -71,8 +71,8 @@ def test_the_end_of_a_counted_game_against_the_bot_is_counted_with_the_players_d
     game.sgf = "(;GM[1]FF[4]SZ[9]KM[7.5];B[ee];W[cc];B[];W[])"
     game.phase, game.dead, game.result = Game.Phase.FINISHED, ["C7"], "B+73.5"
     game.save()
-    analysis = Analysis.objects.create(game=game, results=[])
-    game_analysis.run_chunk(analysis.pk, FavouriteEvaluator(0), visits=4, chunk=5)
+    analysis = Analysis.objects.create(game=game, results=[], visits=4)
+    game_analysis.run_chunk(analysis.pk, FavouriteEvaluator(0), chunk=5)
     analysis.refresh_from_db()
     *searched, end = analysis.results
     assert end["counted"] == {"result": "B+73.5", "kind": "area", "dead": ["C7"]}  # the game's own result

@@ -69,6 +69,14 @@ def test_only_the_review_page_carries_the_replay(client) -> None:
     assert (timeline["size"], timeline["moves"], len(timeline["boards"])) == (9, [["B", "E5"]], 2)
 
 
+def test_the_review_offers_three_search_depths_normal_first_chosen(client, settings) -> None:
+    settings.GOWEB_REVIEW_VISITS, settings.GOWEB_API_MAX_VISITS = 200, 600
+    new_game(client)
+    page = client.get(f"/game/{Game.objects.get().pk}/review").content.decode()
+    options = re.findall(r'<option value="(\w+)"( selected)?>\w+ \((\d+) visits a position\)', page)
+    assert options == [("fast", "", "50"), ("normal", " selected", "200"), ("deep", "", "600")]  # capped
+
+
 def test_new_game_form_offers_every_bot_level_whose_network_is_shipped(client) -> None:
     page = client.get("/new").content.decode()
     shipped = set(engine.zoo().names("next"))

@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from django.conf import settings
 from django.db import transaction
 
 from analysis.features import FEATURE_SETS, extract
@@ -20,6 +19,7 @@ from analysis.review.query import PositionQuery
 from analysis.review.report import ranked_mistakes
 from analysis.sgf import replay
 from frontend.models import Analysis, Game
+from frontend.services import depth as depths
 from frontend.services import engine, games, jobs
 
 
@@ -92,15 +92,17 @@ def position_query(
     network: str = "",
     backpred_network: str = "",
     ownership: bool = False,
+    depth: str = depths.NORMAL,
 ) -> PositionQuery:
     """Return the query of the position after ``move_number`` moves (None: all the game's moves),
-    searched to ``GOWEB_REVIEW_VISITS`` with the networks named (empty: the defaults), with the
-    network's ownership map when ``ownership``.  A position that two passes ended is counted
-    (with the dead stones the player marked, at the end of a game against the bot).
+    searched to ``depth`` (:mod:`frontend.services.depth`) with the networks named (empty: the
+    defaults), with the network's ownership map when ``ownership``.  A position that two passes
+    ended is counted (with the dead stones the player marked, at the end of a game against the bot).
 
-    Raises GameError for a move number out of range, UnknownNetwork for a network not shipped
-    (or not for this board size).
+    Raises GameError for a move number out of range or an unknown depth, UnknownNetwork for a
+    network not shipped (or not for this board size).
     """
+    visits = depths.visits(depth)
     game = Game.objects.get(pk=game_id)
     record = games.record_of(game)
     size = record.size
@@ -116,7 +118,7 @@ def position_query(
         size=size,
         komi=record.komi,
         rules=game.rules,
-        visits=settings.GOWEB_REVIEW_VISITS,
+        visits=visits,
         initial_stones=[("B", to_gtp(p, size)) for p in setup.black]
         + [("W", to_gtp(p, size)) for p in setup.white],
         moves=[(games.color_letter(c), to_gtp(p, size)) for c, p in moves[:move_number]],
@@ -214,18 +216,22 @@ def request_bot_move(game_id: int, expected_moves: int) -> jobs.Ticket | None:
         return None
 
 
-def start_game_analysis(game_id: int, owner: str | None = None) -> tuple[int, int | None]:
-    """Create an Analysis for the game and, given an ``owner``, the job that counts it against
+def start_game_analysis(
+    game_id: int, owner: str | None = None, depth: str = depths.NORMAL
+) -> tuple[int, int | None]:
+    """Create an Analysis for the game, searching each position to ``depth``
+    (:mod:`frontend.services.depth`) and, given an ``owner``, the job that counts it against
     their cap; return (analysis id, job id or None).
 
-    Raises GameError if an analysis of the game is already running, CapReached when ``owner``
-    has as many whole-game analyses queued or running as allowed.
+    Raises GameError for an unknown depth or if an analysis of the game is already running,
+    CapReached when ``owner`` has as many whole-game analyses queued or running as allowed.
     """
+    visits = depths.visits(depth)
     with transaction.atomic():
         game = Game.objects.get(pk=game_id)
         if game.analyses.filter(status__in=[Analysis.Status.PENDING, Analysis.Status.RUNNING]).exists():
             raise games.GameError("an analysis of this game is already running")
-        analysis = Analysis.objects.create(game=game)
+        analysis = Analysis.objects.create(game=game, visits=visits)
         if owner is None:
             return analysis.pk, None
         payload = {"analysis": analysis.pk}
@@ -255,6 +261,7 @@ def analysis_state(game_id: int) -> dict | None:
         "analysis": latest.pk,
         "status": latest.status,
         "total": latest.total,
+        "visits": latest.visits,
         "results": latest.results,
         **ranked_mistakes(latest.results),
     }

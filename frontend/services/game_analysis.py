@@ -61,8 +61,8 @@ def _save(analysis_id: int, start: int, new: list[dict], status: str) -> bool:
     return True
 
 
-def run_chunk(analysis_id: int, evaluator: Evaluator, visits: int, chunk: int) -> ChunkOutcome:
-    """Analyse up to ``chunk`` positions after the saved ones with ``visits`` search visits each.
+def run_chunk(analysis_id: int, evaluator: Evaluator, chunk: int) -> ChunkOutcome:
+    """Analyse up to ``chunk`` positions after the saved ones with the analysis's search visits each.
 
     Stops early, saving what it did, when ``cancel_requested`` is set; the outcome's last message
     is then ``analysis_cancelled`` with the mistakes of the positions done, and after the last
@@ -74,7 +74,7 @@ def run_chunk(analysis_id: int, evaluator: Evaluator, visits: int, chunk: int) -
     start = len(analysis.results)
     if not analysis.active:
         return ChunkOutcome(analysis.status, start)
-    game_id = analysis.game_id
+    game_id, visits = analysis.game_id, analysis.visits
     game = analysis.game
     record = read_sgf(game.sgf)
     superko = uses_superko(game.rules)

@@ -16,8 +16,12 @@ import { followWholeGameAnalysis } from "./review/whole-game.js";
 
 const TOGGLES = ["show-candidates", "show-played", "show-ladders", "show-numbers", "show-coords"];
 
-/** The networks the menus name (an empty menu: the server's default). */
-const networks = () => ({ network: $("network").value, backpred_network: $("backpred-network").value });
+/** The networks the menus name (an empty menu: the server's default), and the search depth. */
+const networks = () => ({
+  network: $("network").value,
+  backpred_network: $("backpred-network").value,
+  depth: $("depth").value,
+});
 
 /**
  * Whether the analysis of the move shown is still to ask: none came, or it lacks the ownership map
@@ -80,7 +84,7 @@ export function reviewPage(socket, { readOnly }) {
   for (const id of TOGGLES) $(id).onchange = render;
   $("show-territory").onchange = request;
   $("graph-mode").onchange = showGraph;
-  for (const id of ["network", "backpred-network"]) {
+  for (const id of ["network", "backpred-network", "depth"]) {
     $(id).onchange = () => {
       review.positions.clear();
       request();

@@ -1,5 +1,6 @@
 /**
- * The whole-game analysis on the review page: its buttons, progress bar and status line, and the
+ * The whole-game analysis on the review page: its buttons (it searches to the depth the menu
+ * picks), progress bar and status line, and the
  * entries and mistakes (ranked by win rate and by points lost) it streams (`analysis_started`,
  * `progress`, `analysis_done`, `analysis_cancelled`, `cancelling`, `analysis_state` in
  * docs/protocol.md).
@@ -70,6 +71,6 @@ export function followWholeGameAnalysis(socket, review, { render, showGraph, go,
   });
   $("mistakes-by").onchange = () => showMistakes(review, go);
   if (readOnly) return;
-  $("analyze-game").onclick = () => socket.send({ type: "analyze_game" });
+  $("analyze-game").onclick = () => socket.send({ type: "analyze_game", depth: $("depth").value });
   $("cancel").onclick = () => socket.send({ type: "cancel_analysis" });
 }
