@@ -89,6 +89,7 @@ class BoardConsumer(JsonConsumer):
             await self.close(code=4403)
             return
         self.game_id = game.pk
+        await dispatch.forget_the_earlier_process()  # before telling the state of its analyses
         await self.channel_layer.group_add(notify.board_group(self.game_id), self.channel_name)
         await self.send_outcome(await database_sync_to_async(board.current)(self.game_id), broadcast=False)
         saved = await database_sync_to_async(board.analysis_state)(self.game_id)

@@ -93,6 +93,15 @@ class Site:
         with sqlite3.connect(self.database) as db:
             db.execute("UPDATE frontend_game SET sgf = ? WHERE id = ?", (sgf, game_id))
 
+    def add_analysis(self, game_id: int, results: list[dict]) -> None:
+        """Store a finished whole-game analysis of a game behind the site's back (made-up results)."""
+        with sqlite3.connect(self.database) as db:
+            db.execute(
+                "INSERT INTO frontend_analysis (game_id, status, cancel_requested, total, visits, results,"
+                " error, created, updated) VALUES (?, 'done', 0, ?, 8, ?, '', datetime(), datetime())",
+                (game_id, len(results), json.dumps(results)),
+            )
+
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
@@ -661,6 +670,96 @@ def test_a_shared_review_ranks_the_saved_mistakes_by_points_lost_too(page, score
     signed = [re.search(r": ([−+])(\d+\.\d) points", text).groups() for text in by_points]
     lost = [float(points) if sign == "−" else -float(points) for sign, points in signed]
     assert lost == sorted(lost, reverse=True)  # ranked by the points lost, gains last
+
+
+def made_up_entry(k: int, black: float, played: str | None, best: str) -> dict:
+    """A whole-game analysis entry of REVIEW_SGF's position ``k``: Black's win rate ``black``, and a
+    score lead of 20 points a unit of win rate."""
+    to_play = "BW"[k % 2]
+    mover = black if to_play == "B" else 1 - black
+    return {"move_number": k, "to_play": to_play, "black_winrate": black, "winrate": mover,
+            "black_score_lead": round(20 * (black - 0.5), 1), "score_lead": None, "visits": 8,
+            "best": best, "candidates": [], "played": played, "played_rank": 1}
+
+
+def test_n_and_shift_n_step_through_the_mistakes_over_the_threshold_in_game_order(page, site: Site) -> None:
+    upload(page, site, REVIEW_SGF)
+    game_id = int(page.url.rstrip("/").split("/")[-2])
+    played = ["E5", "C7", "G7", "C3", "G3", "D6", "G5", None]
+    black = [0.50, 0.45, 0.40, 0.20, 0.35, 0.33, 0.60, 0.58]
+    best = ["D4", "C7", "C3", "G3", "D5", "F4", "E3", "pass"]  # move 2 (C7) is the search's own choice
+    rows = zip(black, played, best, strict=True)
+    site.add_analysis(game_id, [made_up_entry(k, *row) for k, row in enumerate(rows)])
+    page.reload()
+    page.wait_for_function("document.getElementById('mistakes').textContent.startsWith('Move ')")
+    # over 10% win rate: move 3 (Black G7, -20%), move 4 (White C3, -15%), move 6 (White D6, -27%)
+    assert page.locator("#mistakes .over-threshold").count() == 3
+    shown = []
+    for key in ["n", "n", "n", "n", "N"]:
+        page.keyboard.press(key)
+        shown.append((page.locator("#move-label").inner_text(), page.locator("#mistake-step").inner_text()))
+    assert [label for label, _ in shown] == ["2 / 7", "3 / 7", "5 / 7", "5 / 7", "3 / 7"]
+    assert shown[0][1].startswith("Mistake 1 of 3: Move 3 Black G7: −20.0%")
+    assert shown[2][1].startswith("Mistake 3 of 3: Move 6 White D6: −27.0%")
+    assert shown[3][1] == "No mistake over the threshold after move 5."
+    page.select_option("#mistakes-by", "score")  # 5 points at first: only D6's 5.4 points
+    assert page.locator("#mistake-threshold").input_value() == "5"
+    assert page.locator("#threshold-unit").inner_text() == "points"
+    page.keyboard.press("Home")
+    page.click("#next-mistake")
+    assert page.locator("#move-label").inner_text() == "5 / 7"
+    page.fill("#mistake-threshold", "3")  # now C3's 3 points too, and G7's 4
+    page.click("#prev-mistake")
+    step = page.locator("#mistake-step").inner_text()
+    assert step.startswith("Mistake 2 of 3: Move 4 White C3: −3.0 points")
+    page.select_option("#mistakes-by", "winrate")  # each ranking keeps its own threshold
+    assert page.locator("#mistake-threshold").input_value() == "10"
+
+
+LONG_SGF = ("(;GM[1]FF[4]SZ[9]KM[7.5];B[dd];W[ei];B[hh];W[hb];B[ef];W[ah];B[ii];W[ia];B[ba];W[dh];B[be]"
+            ";W[gd];B[ad];W[ih];B[ai];W[eg];B[ec];W[ae];B[ff];W[cb];B[bi];W[hi];B[he];W[ed])")
+
+
+def analysis_row(site: Site) -> tuple[str, int]:
+    """The status and saved positions of the site's latest whole-game analysis."""
+    with sqlite3.connect(site.database) as db:
+        latest = "SELECT status, results FROM frontend_analysis ORDER BY id DESC"
+        status, results = db.execute(latest).fetchone()
+    return status, len(json.loads(results))
+
+
+def test_the_server_stops_within_seconds_mid_analysis_and_a_killed_ones_analysis_is_not_left_running(
+    page, tmp_path: Path
+) -> None:
+    """In-process, stopping the server cancels a whole-game analysis after its current position,
+    keeping what it saved; a server killed outright leaves an analysis that the next one cancels."""
+    site = Site(tmp_path, GOWEB_REVIEW_VISITS="300", GOWEB_REVIEW_CHUNK="1")  # deep: 1,200 visits a position
+    site.start()
+    try:
+        upload(page, site, LONG_SGF)
+        for graceful in (True, False):
+            page.select_option("#depth", "deep")
+            page.click("#analyze-game")
+            status_starts(page, "Analysing: 1 / 25", timeout=60000)
+            began = time.monotonic()
+            if graceful:
+                site.process.terminate()
+            else:
+                site.process.kill()
+            site.process.wait(timeout=60)
+            stopped_in = time.monotonic() - began
+            status, saved = analysis_row(site)
+            assert 1 <= saved < 25
+            if graceful:
+                assert stopped_in < 15 and status == "cancelled"
+            else:
+                assert status == "running"  # nobody left to say otherwise, until the next server
+            site.start()
+            page.reload()
+            status_starts(page, f"Analysis cancelled after {saved} position")
+            assert page.locator("#analyze-game").is_enabled() and analysis_row(site) == ("cancelled", saved)
+    finally:
+        site.stop()
 
 
 def sign_up(page, site: Site, name: str) -> None:

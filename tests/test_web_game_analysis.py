@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from django.utils import timezone
 
 from analysis.review.report import mistakes
 from frontend.models import Analysis, Game
@@ -62,8 +63,8 @@ def test_cancelling_saves_the_positions_done() -> None:
     assert analysis.status == "cancelled" and len(analysis.results) == 2
     message = outcome.last_message  # the mistakes of the positions done, as after a reload
     assert message["type"] == "analysis_cancelled" and message["done"] == 2
-    assert message["mistakes"] == mistakes(analysis.results)
-    assert message["point_mistakes"] == mistakes(analysis.results, by="score")
+    assert message["mistakes"] == mistakes(analysis.results, len(analysis.results))
+    assert message["point_mistakes"] == mistakes(analysis.results, len(analysis.results), by="score")
 
 
 def test_the_end_of_a_counted_game_against_the_bot_is_counted_with_the_players_dead_stones() -> None:
@@ -89,3 +90,17 @@ def test_an_uploaded_games_dead_stones_are_estimated_not_taken_from_marks() -> N
     assert games.marked_dead(game) is None
     game.kind = Game.Kind.PLAY
     assert games.marked_dead(game) == ["C7"]
+
+
+def test_analyses_left_running_by_an_earlier_process_are_cancelled_with_their_positions_kept() -> None:
+    left = review_analysis([{"move_number": 0}])
+    Analysis.objects.filter(pk=left.pk).update(status=Analysis.Status.RUNNING)
+    moment = timezone.now()
+    fresh = review_analysis()  # queued by this process, after it started
+    assert game_analysis.abandon_before(moment) == 1
+    left.refresh_from_db()
+    fresh.refresh_from_db()
+    assert (left.status, len(left.results)) == ("cancelled", 1) and fresh.status == "pending"
+    assert game_analysis.stop_all() == 1  # at exit: the running ones are asked to stop
+    fresh.refresh_from_db()
+    assert fresh.cancel_requested

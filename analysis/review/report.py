@@ -58,8 +58,11 @@ def mistakes(results: Sequence[dict], limit: int = 10, by: str = "winrate") -> l
 
 def ranked_mistakes(results: Sequence[dict]) -> dict[str, list[dict]]:
     """Return the board messages' two mistake lists of ``results`` (all of a game's positions, or
-    the first ones analysed): ``mistakes`` ranked by win rate, ``point_mistakes`` by points lost."""
-    return {"mistakes": mistakes(results), "point_mistakes": mistakes(results, by="score")}
+    the first ones analysed): ``mistakes`` ranked by win rate, ``point_mistakes`` by points lost,
+    each with every move that lost (the review page lists the worst and steps through those over
+    its threshold)."""
+    every = len(results)
+    return {"mistakes": mistakes(results, every), "point_mistakes": mistakes(results, every, by="score")}
 
 
 def _judged(before: dict, after: dict, previous: str | None) -> bool:

@@ -4,8 +4,10 @@ The embedded default (no broker, ``CELERY_TASK_ALWAYS_EAGER``) runs the very sam
 ``Task.apply`` on small thread pools, so the event loop keeps serving websockets meanwhile: one
 pool per Celery queue (``play``, ``analysis``, ``review``), as workers of their own would, so a
 bot move never waits behind a whole-game analysis.  The first task a process runs in-process
-clears the jobs an earlier process left (:func:`frontend.services.jobs.forget_before`): their
-threads died with it.  Results always come back through the channel layer (see
+clears the jobs an earlier process left (:func:`frontend.services.jobs.forget_before`) and
+cancels its analyses (:func:`frontend.services.game_analysis.abandon_before`): their threads died
+with it.  At exit, the queued tasks are dropped and the running analyses asked to stop after
+their current position, keeping what they saved.  Results always come back through the channel layer (see
 :mod:`frontend.services.notify`); ``ask`` waits for a task's reply on a channel of its own.
 """
 
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -22,13 +25,16 @@ from channels.layers import get_channel_layer
 from django.conf import settings
 from django.utils import timezone
 
-from frontend.services import jobs
+from frontend.services import game_analysis, jobs
 
 log = logging.getLogger(__name__)
 
 STARTED = timezone.now()
 _pools: dict[str, ThreadPoolExecutor] = {}
 _running: set[asyncio.Future] = set()
+_forgotten = False  # whether forget_the_earlier_process ran
+_loop: asyncio.AbstractEventLoop | None = None  # the event loop the in-process tasks report to
+EXIT_WAIT_SECONDS = 60  # at exit, the longest wait for the running tasks (a position's search)
 
 
 def queue_of(task: Task) -> str:
@@ -39,12 +45,47 @@ def queue_of(task: Task) -> str:
 
 async def _executor(queue: str) -> ThreadPoolExecutor:
     if not _pools:
-        forgotten = await sync_to_async(jobs.forget_before)(STARTED)
-        if forgotten:
-            log.info("forgot %d jobs of an earlier process", forgotten)
+        await forget_the_earlier_process()
+        threading._register_atexit(_stop_at_exit)  # see _stop_at_exit
     if queue not in _pools:
         _pools[queue] = ThreadPoolExecutor(settings.GOWEB_ANALYSIS_THREADS, thread_name_prefix=queue)
     return _pools[queue]
+
+
+async def forget_the_earlier_process() -> None:
+    """In-process only, once per process (before its first task, or its first board's state):
+    forget the jobs of the process before this one and cancel the analyses it left running."""
+    global _forgotten
+    if _forgotten or not settings.CELERY_TASK_ALWAYS_EAGER:
+        return
+    _forgotten = True
+    forgotten = await sync_to_async(jobs.forget_before)(STARTED)
+    abandoned = await sync_to_async(game_analysis.abandon_before)(STARTED)
+    if forgotten or abandoned:
+        log.info("an earlier process left %d jobs and %d analyses", forgotten, abandoned)
+
+
+def _stop_at_exit() -> None:
+    """Drop the queued in-process tasks, ask the running whole-game analyses to stop after their
+    current position, and let the running tasks finish, so that the process ends within seconds
+    rather than when every analysis is done: the interpreter joins the pools' threads at exit.
+
+    Registered with the hook that ``concurrent.futures`` itself uses, whose calls run newest first,
+    so before the joins.  The server's event loop has stopped by then, but the tasks' last messages
+    go through it (the in-memory channel layer lives there): it runs again until they are sent.
+    """
+    for pool in _pools.values():
+        pool.shutdown(wait=False, cancel_futures=True)
+    try:
+        stopped = game_analysis.stop_all()
+    except Exception as e:  # the database may be gone already (a test run's); the threads are joined anyway
+        log.warning("could not ask the running analyses to stop: %s", e)
+        return
+    if stopped:
+        log.info("asked %d running analyses to stop", stopped)
+    loop = _loop
+    if loop is not None and _running and not loop.is_closed() and not loop.is_running():
+        loop.run_until_complete(asyncio.wait_for(wait_idle(), EXIT_WAIT_SECONDS))
 
 
 def _report(future: asyncio.Future) -> None:
@@ -56,6 +97,8 @@ def _report(future: asyncio.Future) -> None:
 async def submit(task: Task, *args: Any) -> None:
     """Start ``task(*args)`` (JSON arguments) without waiting for it to finish."""
     if settings.CELERY_TASK_ALWAYS_EAGER:
+        global _loop
+        _loop = asyncio.get_running_loop()
         run = sync_to_async(task.apply, thread_sensitive=False, executor=await _executor(queue_of(task)))
         future = asyncio.ensure_future(run(args=args))
         _running.add(future)

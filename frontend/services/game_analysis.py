@@ -8,6 +8,7 @@ handed to two workers (a redelivery racing a slow worker) cannot store a positio
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 
 from django.db import transaction
 
@@ -109,6 +110,20 @@ def run_chunk(analysis_id: int, evaluator: Evaluator, chunk: int) -> ChunkOutcom
     results = Analysis.objects.get(pk=analysis_id).results
     finished = {"type": "analysis_done", "analysis": analysis_id, **ranked_mistakes(results)}
     return ChunkOutcome(status, done, game_id=game_id, last_message=finished)
+
+
+def abandon_before(moment: datetime) -> int:
+    """Mark cancelled the analyses left queued or running by a process that ran them in-process
+    and ended before ``moment`` (their threads died with it); return how many.  Their saved
+    positions stay, and the game may be analysed again."""
+    left = Analysis.objects.filter(status__in=[Status.PENDING, Status.RUNNING], updated__lt=moment)
+    return left.update(status=Status.CANCELLED)
+
+
+def stop_all() -> int:
+    """Ask every running analysis to stop after its current position (it saves what it did and ends
+    cancelled); return how many were asked."""
+    return Analysis.objects.filter(status__in=[Status.PENDING, Status.RUNNING]).update(cancel_requested=True)
 
 
 def fail(analysis_id: int, exc: Exception) -> None:

@@ -1,11 +1,19 @@
 /**
- * The list of the biggest mistakes of the whole-game analysis, ranked by the win rate or the points
- * they lost as the "rank by" menu says, each a link to the position before it.
+ * The mistakes of the whole-game analysis: the list of the worst, ranked by the win rate or the
+ * points they lost as the "rank by" menu says, each a link to the position before it; and the steps
+ * from mistake to mistake in the order of the game (buttons, keys n and N) through every move that
+ * lost at least the threshold the page sets, as KaTrain's "next mistake".
  */
 
 import { COLOR_NAMES } from "../colors.js";
 import { $ } from "../dom.js";
 import { lacksScoreLeads } from "../score.js";
+import { addShortcuts } from "../shortcuts.js";
+
+/** How many mistakes the list shows, worst first. */
+const LISTED = 10;
+/** The thresholds of the steps at first, in the menu's measures: percent of win rate, or points. */
+const THRESHOLDS = { winrate: 10, score: 5 };
 
 /** "−12.3%" for a loss of 0.123 win rate ("+..." for a gain). */
 const winrateLost = (loss) => `${loss >= 0 ? "−" : "+"}${(100 * Math.abs(loss)).toFixed(1)}%`;
@@ -20,23 +28,43 @@ function lossText(m, by) {
   return (by === "score" ? both.reverse() : both).join(", ");
 }
 
+/** "Move 57 Black Q16: −14.2% (best R16)". */
+const mistakeText = (m, by) =>
+  `Move ${m.move_number} ${COLOR_NAMES[m.color]} ${m.move}: ${lossText(m, by)} (best ${m.best})`;
+
+/** The threshold of the ranking `by`, as the menu's measure: a win rate (0..1) or points. */
+function threshold(by) {
+  const value = Number($("mistake-threshold").value);
+  const positive = Number.isFinite(value) && value > 0 ? value : 0;
+  return by === "score" ? positive : positive / 100;
+}
+
+/** The mistakes of `review` that lost at least the threshold, in the order of the game. */
+function overThreshold(review, by) {
+  const least = threshold(by);
+  const measure = (m) => (by === "score" ? m.points_lost : m.loss);
+  return review.mistakes[by].filter((m) => measure(m) >= least).sort((a, b) => a.move_number - b.move_number);
+}
+
 /**
  * Show the mistakes of `review` (`review.mistakes`: {winrate, score}, docs/protocol.md
- * `analysis_done`) in the order the menu picks; a click calls `go(move number)`. Nothing to show
- * before a whole-game analysis.
+ * `analysis_done`, every move that lost, worst first) in the order the menu picks, the worst
+ * LISTED; a click calls `go(move number)`. Nothing to show before a whole-game analysis.
  */
 export function showMistakes(review, go) {
+  showThresholdUnit();
   if (!review.mistakes) return;
   const by = $("mistakes-by").value;
   const mistakes = review.mistakes[by];
+  const least = threshold(by);
   const ol = $("mistakes");
   ol.replaceChildren();
-  for (const m of mistakes) {
+  for (const m of mistakes.slice(0, LISTED)) {
     const li = document.createElement("li");
     const a = document.createElement("a");
     a.href = "#";
-    const move = `Move ${m.move_number} ${COLOR_NAMES[m.color]} ${m.move}`;
-    a.textContent = `${move}: ${lossText(m, by)} (best ${m.best})`;
+    a.textContent = mistakeText(m, by);
+    if ((by === "score" ? m.points_lost : m.loss) >= least) a.className = "over-threshold";
     a.onclick = (e) => {
       e.preventDefault();
       go(m.move_number - 1);
@@ -50,4 +78,57 @@ export function showMistakes(review, go) {
     li.textContent = noLeads ? "No score leads: the network has no score head." : "No mistakes found.";
     ol.appendChild(li);
   }
+  $("mistake-step").textContent = "";
+}
+
+/** The threshold's unit follows the ranking: a win rate in percent, or points. */
+function showThresholdUnit() {
+  $("threshold-unit").textContent = $("mistakes-by").value === "score" ? "points" : "% win rate";
+}
+
+/**
+ * Step from the move shown (`review.k`) to the position before the next (`direction` 1) or the
+ * previous (-1) mistake over the threshold, calling `go(move number)`; say which it is, or that
+ * there is none that way.
+ */
+function step(review, go, direction) {
+  const by = $("mistakes-by").value;
+  if (!review.mistakes) {
+    $("mistake-step").textContent = "Analyse the game first: its mistakes come from the analysis.";
+    return;
+  }
+  const over = overThreshold(review, by);
+  const before = (m) => m.move_number - 1;
+  const target =
+    direction > 0 ? over.find((m) => before(m) > review.k) : over.findLast((m) => before(m) < review.k);
+  if (!target) {
+    const way = direction > 0 ? "after" : "before";
+    $("mistake-step").textContent = `No mistake over the threshold ${way} move ${review.k}.`;
+    return;
+  }
+  go(before(target));
+  const index = over.indexOf(target) + 1;
+  $("mistake-step").textContent = `Mistake ${index} of ${over.length}: ${mistakeText(target, by)}`;
+}
+
+/**
+ * Bind the mistakes' controls: the ranking (each with its own threshold) and the threshold redraw
+ * the list; the steps move `go`.
+ */
+export function bindMistakes(review, go) {
+  const thresholds = { ...THRESHOLDS };
+  const by = () => $("mistakes-by").value;
+  $("mistake-threshold").value = thresholds[by()];
+  $("mistakes-by").onchange = () => {
+    $("mistake-threshold").value = thresholds[by()];
+    showMistakes(review, go);
+  };
+  $("mistake-threshold").oninput = () => {
+    thresholds[by()] = $("mistake-threshold").value;
+    showMistakes(review, go);
+  };
+  $("next-mistake").onclick = () => step(review, go, 1);
+  $("prev-mistake").onclick = () => step(review, go, -1);
+  addShortcuts(() => ({ n: () => step(review, go, 1), N: () => step(review, go, -1) }));
+  showThresholdUnit();
 }

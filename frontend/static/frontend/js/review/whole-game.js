@@ -7,7 +7,7 @@
  */
 
 import { $ } from "../dom.js";
-import { showMistakes } from "./mistakes.js";
+import { bindMistakes, showMistakes } from "./mistakes.js";
 
 /** The status line of an analysis cancelled after `done` positions: its mistakes are theirs. */
 const cancelledText = (done) =>
@@ -69,7 +69,7 @@ export function followWholeGameAnalysis(socket, review, { render, showGraph, go,
     if (m.results.length) keepMistakes(m);
     render();
   });
-  $("mistakes-by").onchange = () => showMistakes(review, go);
+  bindMistakes(review, go);
   if (readOnly) return;
   $("analyze-game").onclick = () => socket.send({ type: "analyze_game", depth: $("depth").value });
   $("cancel").onclick = () => socket.send({ type: "cancel_analysis" });
