@@ -11,6 +11,7 @@ from django.db.models import Q, QuerySet
 
 from analysis.bot.levels import LEVELS
 from analysis.go.handicap import max_fixed_handicap
+from analysis.go.rules import MAX_KOMI, rules_kind, uses_superko
 from analysis.sgf import GameRecord, SgfError, read_sgf, replay
 from frontend.models import Game
 from frontend.services import engine
@@ -39,14 +40,22 @@ class NewGameForm(forms.Form):
         ]
 
     def clean(self) -> dict:
-        """Check that the handicap fits the board (one stone is no handicap: use 0 and komi 0.5)."""
+        """Check that the handicap fits the board (one stone is no handicap: use 0 and komi 0.5) and
+        that the komi is a whole or half point, as on OGS and KataGo."""
         data = super().clean()
+        komi = data.get("komi")
+        if komi is not None and (2 * komi) % 1:
+            self.add_error("komi", f"komi must be a whole or half point (7.5, 6, 0.5...), not {komi:g}")
         size, handicap = data.get("size"), data.get("handicap")
         if size and handicap is not None:
             top = max_fixed_handicap(size)
             if handicap == 1 or handicap > top:
                 self.add_error("handicap", f"on {size}×{size} the handicap must be 0 or 2 to {top}")
         return data
+
+
+NO_RULES_HINT = ("; the record names no rules, so Chinese rules (positional superko) apply: add RU[Japanese]"
+                 " if it was played under a simple ko rule")
 
 
 class ReviewForm(forms.Form):
@@ -56,7 +65,9 @@ class ReviewForm(forms.Form):
     text = forms.CharField(label="or paste SGF", required=False, widget=forms.Textarea(attrs={"rows": 6}))
 
     def clean(self) -> dict:
-        """Read the SGF and replay its main line, so size errors, syntax errors and illegal moves show."""
+        """Read the SGF and replay its main line under the rules the game will be stored with, so size
+        errors, syntax errors, illegal moves (a repetition its ko rule forbids among them), setup
+        the review cannot show and an absurd komi show."""
         data = super().clean()
         upload, text = data.get("file"), data.get("text", "").strip()
         limit = settings.GOWEB_MAX_SGF_BYTES
@@ -73,16 +84,35 @@ class ReviewForm(forms.Form):
             raw, source = text, "pasted SGF"
         try:
             record = read_sgf(raw, source=source)
-            replay(record, check_setup=True)
+            rules = stored_rules(record)
+            if abs(record.komi) > MAX_KOMI:
+                raise SgfError(f"komi {record.komi:g} is out of range: at most {MAX_KOMI} either way",
+                               kind="bad_property", source=source, where="root node")
+            replay(record, check_setup=True, superko=uses_superko(rules))
         except SgfError as e:
-            raise forms.ValidationError(str(e)) from None
-        data["record"] = record
+            message = str(e)
+            if e.kind == "illegal_move" and "reason: superko" in message and not record.rules:
+                message += NO_RULES_HINT
+            raise forms.ValidationError(message) from None
+        data["record"], data["rules"] = record, rules
         return data
 
     @property
     def record(self) -> GameRecord:
         """The parsed game (after validation)."""
         return self.cleaned_data["record"]
+
+    @property
+    def rules(self) -> str:
+        """The rules the game is stored with (after validation): ``stored_rules``."""
+        return self.cleaned_data["rules"]
+
+
+def stored_rules(record: GameRecord) -> str:
+    """Return the site's rules of an uploaded record: Japanese when its RU names territory scoring,
+    Chinese otherwise (no RU among them), as :func:`analysis.go.rules.rules_kind` reads it."""
+    territory = rules_kind(record.rules or "") == "territory"
+    return Game.Rules.JAPANESE if territory else Game.Rules.CHINESE
 
 
 class GameFilterForm(forms.Form):

@@ -19,7 +19,6 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from analysis.features import FEATURE_SETS
-from analysis.go.rules import rules_kind
 from analysis.nets.zoo import Zoo
 from analysis.review.report import annotate
 from analysis.sgf import read_sgf, write_sgf
@@ -214,9 +213,7 @@ def upload(request: HttpRequest) -> HttpResponse:
             size=record.size,
             handicap=record.handicap,
             komi=record.komi,
-            rules=(
-                Game.Rules.JAPANESE if rules_kind(record.rules or "") == "territory" else Game.Rules.CHINESE
-            ),
+            rules=form.rules,
             phase=Game.Phase.FINISHED,
             result=(record.result or "")[:32],
         )

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from analysis.go.coords import BLACK, WHITE, from_sgf
+from analysis.go.coords import BLACK, WHITE, from_gtp, from_sgf
 from analysis.sgf import (
     GameRecord,
     SgfError,
@@ -374,7 +374,7 @@ def test_out_of_range_setup_point_names_the_node() -> None:
                                  "(;SZ[9];AW[aa];AB[ba][ab];B[ee])"])  # the same, a node later
 def test_setup_stones_that_leave_a_string_without_liberties_name_the_node_and_the_point(sgf: str) -> None:
     game = read_sgf(sgf, source="s.sgf")
-    airless = r"^s\.sgf, node \d: setup stones leave the stones at A9 without liberties$"
+    airless = r"^s\.sgf, (root node|node \d): setup stones leave the stones at A9 without liberties$"
     with pytest.raises(SgfError, match=airless) as info:
         replay(game, check_setup=True)
     assert info.value.kind == "illegal_setup"
@@ -466,3 +466,20 @@ def test_replay_upto_stops_after_that_many_moves() -> None:
     assert (replay(game, upto=1000).stones() != 0).sum() == 22
     with pytest.raises(ValueError, match="upto"):
         replay(game, upto=-1)
+
+
+def test_setup_on_the_first_moves_node_comes_before_the_move_and_setup_after_a_move_is_refused() -> None:
+    game = read_sgf("(;SZ[9];AB[cc]B[ee];W[gg])")
+    assert game.initial_setup().black == (from_gtp("C7", 9),)
+    assert replay(game, upto=0).color_at(from_gtp("C7", 9)) == BLACK  # as replay applies it
+    late = read_sgf("(;SZ[9];B[ee];AB[cc];W[gg])", source="s.sgf")
+    assert replay(late).color_at(from_gtp("C7", 9)) == BLACK  # a stored record still loads
+    with pytest.raises(SgfError, match=r"^s\.sgf, node 2: adds or removes stones \(AB/AW/AE\) after move 1"):
+        replay(late, check_setup=True)
+
+
+@pytest.mark.parametrize(("komi", "written"),
+                         [(7.5, "7.5"), (-3.0, "-3"), (1e-4, "0.0001"), (1e-9, "0"), (0.0, "0")])
+def test_a_new_records_komi_is_written_never_with_an_exponent(komi: float, written: str) -> None:
+    record = GameRecord.new(9, komi)
+    assert record.root.get("KM") == written and read_sgf(write_sgf(record)).komi == float(written)

@@ -89,6 +89,9 @@ def test_new_game_form_rejects_bad_settings(client) -> None:
     response = new_game(client, handicap=1)
     assert response.status_code == 200 and b"the handicap must be 0 or 2 to 9" in response.content
     assert new_game(client, size=7).status_code == 200
+    tiny = new_game(client, komi="1e-9")  # once a 500: the record's KM was written "1e-09"
+    assert tiny.status_code == 200
+    assert b"komi must be a whole or half point (7.5, 6, 0.5...), not 1e-09" in tiny.content
     assert not Game.objects.exists()
 
 
@@ -145,7 +148,7 @@ def test_upload_sgf_file_and_paste(client) -> None:
         ("not_sgf.png", "binary data, not an SGF file"),
         ("illegal_occupied.sgf", "move 6: illegal move: white E5: the point is already occupied"),
         ("truncated.sgf", "truncated"),
-        ("collection.sgf", "expected one"),
+        ("collection.sgf", "holds 3 games; send one game at a time"),
     ],
 )
 def test_upload_errors_are_clear(client, name: str, message: str) -> None:
@@ -153,6 +156,38 @@ def test_upload_errors_are_clear(client, name: str, message: str) -> None:
     assert response.status_code == 400
     assert message in response.content.decode()
     assert not Game.objects.exists()
+
+
+# White retakes the ko at B8 after both passed: simple ko allows it, positional superko does not
+KO_AFTER_PASSES = "AB[ba][ab][cb][bc][ee]AW[ca][db][cc][gg]PL[W];W[bb];B[];W[];B[cb];W[ge])"
+
+
+@pytest.mark.parametrize(
+    ("sgf", "message"),
+    [
+        ("(;GM[1]SZ[9]KM[7]" + KO_AFTER_PASSES, "move 4: illegal move: black C8"),
+        ("(;GM[1]SZ[9]KM[7]" + KO_AFTER_PASSES, "add RU[Japanese] if it was played under a simple ko rule"),
+        ("(;GM[1]SZ[9]KM[7]RU[Chinese]" + KO_AFTER_PASSES, "move 4: illegal move: black C8"),
+        ("(;GM[1]SZ[9]KM[7];B[ee];AE[ee];W[ee])", "node 2: adds or removes stones (AB/AW/AE) after move 1"),
+        ("(;GM[1]SZ[9]KM[7];B[ee];AW[cc]AB[gg];W[ge])", "after move 1: only the setup before the first move"),
+        ("(;GM[1]SZ[9]KM[7]AB[ee]AW[ee])", "root node: puts a black and a white stone on E5"),
+        ("(;GM[1]SZ[9]KM[100000000000000000000000];B[ee])", "komi 1e+23 is out of range: at most 150"),
+    ],
+)
+def test_uploads_the_review_could_not_replay_faithfully_are_refused(client, sgf: str, message: str) -> None:
+    response = client.post("/review", {"text": sgf})
+    assert response.status_code == 400 and message in response.content.decode()
+    assert not Game.objects.exists()
+
+
+def test_a_ko_retaken_after_passes_loads_under_japanese_rules_and_first_move_setup_counts(client) -> None:
+    japanese = "(;GM[1]SZ[9]KM[7]RU[Japanese]" + KO_AFTER_PASSES
+    assert client.post("/review", {"text": japanese}).status_code == 302
+    game = Game.objects.get()
+    assert game.rules == "japanese" and client.get(f"/game/{game.pk}/review").status_code == 200
+    assert client.post("/review", {"text": "(;GM[1]SZ[9]KM[7];AB[cc]B[ee];W[gg])"}).status_code == 302
+    timeline = client.get(f"/game/{Game.objects.first().pk}/review").context["timeline"]
+    assert timeline["boards"][0].count("X") == 1 and timeline["boards"][2].count("X") == 2
 
 
 def test_upload_size_limit_comes_from_settings(client, settings) -> None:

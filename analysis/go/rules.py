@@ -19,6 +19,8 @@ scored by area (Tromp-Taylor).
 
 from __future__ import annotations
 
+MAX_KOMI = 150  # the largest komi (either sign) a game may have: KataGo's analysis engine's bound
+
 AREA_RULES = {"chinese", "area", "tromptaylor", "aga", "nz", "newzealand", "chineseogs", "chinesekgs",
               "bga", "agabutton", "stonescoring", "french", "goe", "ing", "ancientarea"}
 TERRITORY_RULES = {"japanese", "korean", "territory", "ancientterritory"}

@@ -244,6 +244,12 @@ def _parse_number(text: str, ident: str, *, integer: bool) -> float:
     return value
 
 
+def _real(value: float) -> str:
+    """Return an SGF real number (digits and a point, never an exponent): ``7.5``, ``-3``, ``0.0001``."""
+    text = f"{value:.4f}".rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
+
+
 def _komi(value: str | None) -> float:
     """Return the komi of a KM value (0.0 if missing or empty); raise SgfError if it is not a number."""
     return _parse_number(value, "KM", integer=False) if value and value.strip() else 0.0
@@ -327,7 +333,7 @@ class GameRecord:
         Handicap stones are not placed: set ``AB`` on the root (or add moves).
         Raises SgfError for a size outside 2..25.
         """
-        props = {"GM": "1", "FF": "4", "CA": "UTF-8", "SZ": str(size), "KM": f"{komi:g}"}
+        props = {"GM": "1", "FF": "4", "CA": "UTF-8", "SZ": str(size), "KM": _real(komi)}
         optional = {
             "HA": str(handicap) if handicap else None,
             "RU": rules,
@@ -405,20 +411,20 @@ class GameRecord:
     def initial_setup(self) -> Setup:
         """Return the stones on the board before the first main-line move, as ``Setup(black, white)``.
 
-        AB/AW/AE of every main-line node before the first move are applied in
-        order; setup at later nodes is not included (:func:`analysis.sgf.replay`
-        applies it).  Raises SgfError for a bad point (records read from files are
-        already checked).
+        AB/AW/AE of every main-line node up to the first move's (whose setup comes
+        before its move) are applied in order; setup at later nodes is not included
+        (:func:`analysis.sgf.replay` applies it).  Raises SgfError for a bad point
+        (records read from files are already checked).
         """
         board: dict[int, int] = {}
         for node in self.main_line():
-            if node.move(self.size) is not None:
-                break
             setup = node.setup(self.size)  # applied in the rules engine's order: AE, AB, AW
             for point in setup.empty:
                 board.pop(point, None)
             board.update(dict.fromkeys(setup.black, BLACK))
             board.update(dict.fromkeys(setup.white, WHITE))
+            if node.move(self.size) is not None:
+                break
         return Setup(
             black=tuple(p for p, c in board.items() if c == BLACK),
             white=tuple(p for p, c in board.items() if c == WHITE),

@@ -13,6 +13,7 @@ from analysis.sgf.encoding import decode_sgf_bytes
 from analysis.sgf.model import (
     MOVE_PROPERTIES,
     GameRecord,
+    Setup,
     SgfError,
     SgfNode,
     describe_move,
@@ -225,11 +226,23 @@ def read_sgf(data: bytes | str, source: str = "<string>") -> GameRecord:
     games = read_sgf_collection(data, source)
     if len(games) > 1:
         raise SgfError(
-            f"holds {len(games)} games, expected one (use read_sgf_collection)",
+            f"holds {len(games)} games; send one game at a time",
             kind="several_games",
             source=source,
         )
     return games[0]
+
+
+def _check_setup_node(setup: Setup, moves_before: int, size: int, where: str, source: str) -> None:
+    """Raise SgfError (kind ``"illegal_setup"``) for setup after ``moves_before`` > 0 moves, or for a
+    point that the node makes both black and white."""
+    if moves_before:
+        raise SgfError(f"adds or removes stones (AB/AW/AE) after move {moves_before}: only the setup "
+                       "before the first move is supported", kind="illegal_setup", source=source, where=where)
+    both = sorted(set(setup.black) & set(setup.white))
+    if both:
+        raise SgfError(f"puts a black and a white stone on {to_gtp(both[0], size)}", kind="illegal_setup",
+                       source=source, where=where)
 
 
 def replay(
@@ -246,7 +259,9 @@ def replay(
     Raises SgfError (kind ``"illegal_move"``, with ``move_number``) naming the
     move, its coordinate and the rules engine's reason when a move is illegal; with
     ``check_setup`` (new records: stored ones were checked when they came in), SgfError (kind
-    ``"illegal_setup"``) when setup leaves a string without liberties;
+    ``"illegal_setup"``) when setup leaves a string without liberties, puts a stone of each colour
+    on one point, or comes after the first move (the site replays a game from its initial stones
+    and its moves alone);
     SgfError for a bad coordinate; ValueError if ``upto`` is negative.
     """
     # Imported here so that reading and writing SGF work without the compiled board.
@@ -264,18 +279,21 @@ def replay(
         except SgfError as e:
             where = f"move {number + 1}" if node.has_move() else f"node {depth}"
             raise e.located(source=game.source, where=where) from None
-        if move is not None and upto is not None and number >= upto:
-            position.to_play = move[0]
-            break
         if any(setup):
+            where = "root node" if depth == 0 else f"node {depth}"
+            if check_setup:
+                _check_setup_node(setup, number, size, where, game.source)
             position.setup(black=setup.black, white=setup.white, empty=setup.empty)
             if check_setup and (airless := position.breathless_stone()) is not None:
                 raise SgfError(f"setup stones leave the stones at {to_gtp(airless, size)} without liberties",
-                               kind="illegal_setup", source=game.source, where=f"node {depth}")
+                               kind="illegal_setup", source=game.source, where=where)
         if node.get("PL") in ("B", "W"):
             position.to_play = MOVE_PROPERTIES[node.get("PL")]
         if move is None:
             continue
+        if upto is not None and number >= upto:
+            position.to_play = move[0]
+            break
         number += 1
         color, point = move
         try:

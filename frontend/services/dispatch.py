@@ -76,6 +76,8 @@ def _stop_at_exit() -> None:
     """
     for pool in _pools.values():
         pool.shutdown(wait=False, cancel_futures=True)
+    if not _running:
+        return
     try:
         stopped = game_analysis.stop_all()
     except Exception as e:  # the database may be gone already (a test run's); the threads are joined anyway
