@@ -94,7 +94,8 @@ def bot_move(self, game_id: int, expected_moves: int, job: int | None = None) ->
     newest request, given one); broadcast the state.
 
     Returns ``{"move": GTP or "resign"}``, or ``{"skipped": reason}`` when the game moved on
-    meanwhile (the human undid, resigned, or another task already replied) or the job is gone.
+    meanwhile (the human undid, resigned, or another task already replied: any change of the
+    record, even one that keeps the number of moves) or the job is gone.
     The game is loaded once: the record read under the lock is reused when it has not changed
     while the bot thought.
     """
@@ -113,7 +114,8 @@ def _bot_move(game_id: int, expected_moves: int) -> dict:
     with thinking:
         decision = bot.choose(loaded.position)
     with games.locked_reload(loaded) as current:
-        if len(current.position.moves) != expected_moves or not current.is_bot_turn:
+        # any change of the record: an undo and another move keep the number of moves
+        if current.game.sgf != loaded.game.sgf or not current.is_bot_turn:
             return {"skipped": "the game changed while the bot was thinking"}
         bot_color = current.game.bot_color
         if decision.move is None:

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import threading
 from collections import Counter
 
 import pytest
 
+from analysis.bot.player import Decision
+from analysis.go.coords import from_gtp
 from analysis.review import analyze
 from analysis.sgf import read_sgf, replay
 from frontend import tasks
-from frontend.services import board, games
+from frontend.services import board, engine, games
 from tests.web_helpers import make_game
 
 pytestmark = pytest.mark.django_db
@@ -45,6 +48,25 @@ def test_the_bots_reply_reuses_its_loaded_game_under_the_lock(counted: Counter) 
     assert counted == {"read_sgf": 1, "replay": 1}
     state = board.current(game.pk).state
     assert len(state["moves"]) == 2 and state["to_play"] == "B"
+
+
+def test_a_reply_chosen_before_an_undo_and_another_move_is_not_played(monkeypatch) -> None:
+    """The human undoes and plays elsewhere while the bot thinks: the number of moves is the same,
+    but the reply was chosen for another position (it would land on the new stone, or play on
+    where nobody asked)."""
+    game = make_game("owner")
+    board.human_move(game.pk, "E5")
+
+    class Meanwhile:
+        def choose(self, position: object) -> Decision:
+            board.undo(game.pk)
+            board.human_move(game.pk, "C3")
+            return Decision(from_gtp("C3", 9))  # a fine reply to E5, but C3 is taken now
+
+    monkeypatch.setattr(engine, "bot", lambda game_id, level: (Meanwhile(), threading.Lock()))
+    assert tasks.bot_move.apply(args=(game.pk, 1)).get() == {
+        "skipped": "the game changed while the bot was thinking"}
+    assert board.current(game.pk).state["moves"] == [["B", "C3"]]
 
 
 def test_a_review_replays_once_then_plays_forward(monkeypatch: pytest.MonkeyPatch) -> None:
