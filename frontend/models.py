@@ -91,6 +91,9 @@ class Analysis(models.Model):
     cancel_requested = models.BooleanField(default=False)
     total = models.PositiveIntegerField(default=0, help_text="positions to analyse")
     visits = models.PositiveIntegerField(default=review_visits, help_text="search visits per position")
+    record_fingerprint = models.CharField(
+        max_length=64, blank=True, help_text="the analysed record's GameRecord.fingerprint(), or empty"
+    )
     results = models.JSONField(default=list, blank=True, help_text="one entry per analysed position")
     error = models.TextField(blank=True)
     created = models.DateTimeField(auto_now_add=True)

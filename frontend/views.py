@@ -25,7 +25,7 @@ from analysis.sgf import read_sgf, write_sgf
 from frontend import tasks
 from frontend.forms import GameFilterForm, NewGameForm, ReviewForm
 from frontend.models import Game
-from frontend.services import api, depth, dispatch, engine, games, jobs, ratelimit, requester
+from frontend.services import api, depth, dispatch, engine, game_analysis, games, jobs, ratelimit, requester
 
 GAMES_PER_PAGE = 20
 
@@ -223,12 +223,13 @@ def upload(request: HttpRequest) -> HttpResponse:
 
 @require_safe
 def download_sgf(request: HttpRequest, pk: int) -> HttpResponse:
-    """Download the game's SGF; ``?analysis=1`` adds the latest analysis as comments and SBKV."""
+    """Download the game's SGF; ``?analysis=1`` adds the latest analysis of the game as it stands as
+    comments and SBKV."""
     game = session_game(request, pk)
     record = read_sgf(game.sgf)
     name = f"game-{game.pk}"
     if request.GET.get("analysis"):
-        latest = game.analyses.exclude(results=[]).first()
+        latest = game_analysis.latest_of(game, record, with_results=True)
         if latest is not None:
             annotate(record, latest.results)
             name += "-analysed"

@@ -104,3 +104,21 @@ def test_analyses_left_running_by_an_earlier_process_are_cancelled_with_their_po
     assert game_analysis.stop_all() == 1  # at exit: the running ones are asked to stop
     fresh.refresh_from_db()
     assert fresh.cancel_requested
+
+
+def test_an_analysis_belongs_to_the_record_it_analysed_and_stops_when_the_game_changes() -> None:
+    game = make_game("owner")
+    board.human_move(game.pk, "E5")
+    games.play(games.load(Game.objects.get(pk=game.pk)), "W", "C3")
+    analysis_id, _ = board.start_game_analysis(game.pk)
+    game_analysis.run_chunk(analysis_id, FavouriteEvaluator(0), chunk=2)  # 2 of the 3 positions
+    assert board.analysis_state(game.pk)["results"] and board.search_choices(game.pk)
+    board.undo(game.pk)
+    board.human_move(game.pk, "D6")  # as many moves, another game
+    with pytest.raises(games.GameError, match="the game changed while it was analysed: analyse it again"):
+        game_analysis.run_chunk(analysis_id, FavouriteEvaluator(0), chunk=2)
+    assert board.analysis_state(game.pk) is None and board.search_choices(game.pk) == []
+    board.undo(game.pk)
+    board.human_move(game.pk, "E5")  # back to the analysed moves (comments would not matter)
+    games.play(games.load(Game.objects.get(pk=game.pk)), "W", "C3")
+    assert len(board.analysis_state(game.pk)["results"]) == 2

@@ -11,6 +11,8 @@ in SGF notation (``"pd"``, ``"aa:cc"``); :meth:`SgfNode.move` and
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 import re
 from collections.abc import Iterable, Iterator, Mapping
@@ -407,6 +409,16 @@ class GameRecord:
         Raises SgfError for a bad move (records read from files are already checked).
         """
         return [move for node in self.main_line() if (move := node.move(self.size)) is not None]
+
+    def fingerprint(self) -> str:
+        """Return a digest (64 hex digits) of what a replay of the main line depends on: the size,
+        the komi, the initial stones and the moves; comments and other properties leave it alone.
+
+        Raises SgfError as :meth:`main_line_moves` does.
+        """
+        setup = self.initial_setup()
+        played = [self.size, self.komi, sorted(setup.black), sorted(setup.white), self.main_line_moves()]
+        return hashlib.sha256(json.dumps(played).encode()).hexdigest()
 
     def initial_setup(self) -> Setup:
         """Return the stones on the board before the first main-line move, as ``Setup(black, white)``.

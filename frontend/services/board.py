@@ -20,7 +20,7 @@ from analysis.review.report import ranked_mistakes
 from analysis.sgf import replay
 from frontend.models import Analysis, Game
 from frontend.services import depth as depths
-from frontend.services import engine, games, jobs
+from frontend.services import engine, game_analysis, games, jobs
 
 
 @dataclass(frozen=True)
@@ -185,8 +185,9 @@ def request_estimate(game_id: int, owner: str, move_number: int | None) -> tuple
 
 def search_choices(game_id: int) -> list[str | None]:
     """Return the search's choice at each position from the game's latest whole-game analysis
-    (as far as it went), or an empty list when there is none."""
-    latest = Analysis.objects.filter(game_id=game_id).exclude(results=[]).first()
+    (as far as it went), or an empty list when there is none of the game as it stands."""
+    game = Game.objects.get(pk=game_id)
+    latest = game_analysis.latest_of(game, games.record_of(game), with_results=True)
     return [entry.get("best") for entry in latest.results] if latest is not None else []
 
 
@@ -231,7 +232,8 @@ def start_game_analysis(
         game = Game.objects.get(pk=game_id)
         if game.analyses.filter(status__in=[Analysis.Status.PENDING, Analysis.Status.RUNNING]).exists():
             raise games.GameError("an analysis of this game is already running")
-        analysis = Analysis.objects.create(game=game, visits=visits)
+        fingerprint = games.record_of(game).fingerprint()
+        analysis = Analysis.objects.create(game=game, visits=visits, record_fingerprint=fingerprint)
         if owner is None:
             return analysis.pk, None
         payload = {"analysis": analysis.pk}
@@ -252,8 +254,10 @@ def cancel_game_analysis(game_id: int) -> int:
 
 
 def analysis_state(game_id: int) -> dict | None:
-    """Return the latest analysis of the game as an ``analysis_state`` message, or None."""
-    latest = Analysis.objects.filter(game_id=game_id).first()
+    """Return the latest analysis of the game as it stands as an ``analysis_state`` message, or None
+    (none, or one of moves since undone or added)."""
+    game = Game.objects.get(pk=game_id)
+    latest = game_analysis.latest_of(game, games.record_of(game))
     if latest is None:
         return None
     return {

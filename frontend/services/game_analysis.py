@@ -17,8 +17,8 @@ from analysis.go.rules import uses_superko
 from analysis.mcts import Evaluator
 from analysis.review.analyze import game_entry, game_positions
 from analysis.review.report import ranked_mistakes
-from analysis.sgf import read_sgf
-from frontend.models import Analysis
+from analysis.sgf import GameRecord, read_sgf
+from frontend.models import Analysis, Game
 from frontend.services import games, notify
 
 Status = Analysis.Status
@@ -65,6 +65,7 @@ def _save(analysis_id: int, start: int, new: list[dict], status: str) -> bool:
 def run_chunk(analysis_id: int, evaluator: Evaluator, chunk: int) -> ChunkOutcome:
     """Analyse up to ``chunk`` positions after the saved ones with the analysis's search visits each.
 
+    Raises GameError when the game's record is no longer the one the analysis began with.
     Stops early, saving what it did, when ``cancel_requested`` is set; the outcome's last message
     is then ``analysis_cancelled`` with the mistakes of the positions done, and after the last
     position ``analysis_done`` with the mistakes
@@ -79,6 +80,8 @@ def run_chunk(analysis_id: int, evaluator: Evaluator, chunk: int) -> ChunkOutcom
     game = analysis.game
     record = read_sgf(game.sgf)
     superko = uses_superko(game.rules)
+    if analysis.record_fingerprint and analysis.record_fingerprint != record.fingerprint():
+        raise games.GameError("the game changed while it was analysed: analyse it again")
     marked = games.marked_dead(game)
     dead = None if marked is None else [from_gtp(v, game.size) for v in marked]
     total = len(record.main_line_moves()) + 1
@@ -110,6 +113,16 @@ def run_chunk(analysis_id: int, evaluator: Evaluator, chunk: int) -> ChunkOutcom
     results = Analysis.objects.get(pk=analysis_id).results
     finished = {"type": "analysis_done", "analysis": analysis_id, **ranked_mistakes(results)}
     return ChunkOutcome(status, done, game_id=game_id, last_message=finished)
+
+
+def latest_of(game: Game, record: GameRecord, with_results: bool = False) -> Analysis | None:
+    """Return the game's latest analysis (with some results, given ``with_results``) if it analysed
+    ``record`` as it stands, else None: moves undone or played since make it another game's."""
+    analyses = game.analyses.exclude(results=[]) if with_results else game.analyses.all()
+    latest = analyses.first()
+    if latest is None or latest.record_fingerprint not in ("", record.fingerprint()):
+        return None
+    return latest
 
 
 def abandon_before(moment: datetime) -> int:
