@@ -24,7 +24,7 @@ from analysis.review.analyze import (
 from analysis.review.estimate import SYMMETRIES, estimate
 from analysis.review.query import PositionQuery
 from analysis.review.report import annotate, mistakes
-from analysis.sgf import read_sgf, replay
+from analysis.sgf import read_sgf, replay, write_sgf
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -303,3 +303,18 @@ def test_the_analysed_sgf_says_the_count_of_the_ended_position() -> None:
     comment = list(record.main_line())[-1].comment
     assert "Two passes ended the game: counted W+7.5 by area" in comment
     assert "Black win rate: 0.0%" in comment and "Candidates" not in comment and "Search's" not in comment
+
+
+def test_annotating_an_analysed_record_again_replaces_the_analysis_and_keeps_the_players_comments() -> None:
+    record = read_sgf("(;SZ[9]KM[7];B[ee]C[a fine move];W[cc])")
+    results = [{"move_number": k, "to_play": "BW"[k % 2], "black_winrate": 0.5 - 0.1 * k, "visits": 8,
+                "black_score_lead": -2.0 * k, "candidates": [{"move": "E5", "prior": 0.5}], "best": "D4",
+                "played": ["E5", "C7", None][k], "played_rank": 3} for k in range(3)]
+    annotate(record, results)
+    once = [node.comment for node in record.main_line()]
+    again = read_sgf(write_sgf(record))
+    annotate(again, results)
+    assert [node.comment for node in again.main_line()] == once
+    assert once[1].startswith("a fine move\n\nBlack win rate: 40.0% (8 visits)")
+    assert once[1].count("Black win rate") == 1
+    assert "Mistake: lost 10.0% and 2.0 points; best was D4" in once[1]

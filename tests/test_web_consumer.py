@@ -110,6 +110,10 @@ def test_two_passes_start_scoring_with_toggleable_dead_stones() -> None:
         await ws.send_json_to({"type": "accept_score"})
         final = await receive_until(ws, is_state)
         assert final["phase"] == "finished" and final["result"] == final["score"]["result"]
+        await ws.send_json_to({"type": "accept_score"})  # a second click says what happened
+        assert (await receive_until(ws, lambda m: m["type"] == "error"))[
+            "message"
+        ] == f"the game is over already: {final['result']}"
         await ws.disconnect()
 
     asyncio.run(scenario())

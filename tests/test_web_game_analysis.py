@@ -122,3 +122,9 @@ def test_an_analysis_belongs_to_the_record_it_analysed_and_stops_when_the_game_c
     board.human_move(game.pk, "E5")  # back to the analysed moves (comments would not matter)
     games.play(games.load(Game.objects.get(pk=game.pk)), "W", "C3")
     assert len(board.analysis_state(game.pk)["results"]) == 2
+
+
+def test_an_analysis_that_failed_after_its_game_was_deleted_has_nobody_to_tell() -> None:
+    analysis = review_analysis()
+    analysis.game.delete()
+    game_analysis.fail(analysis.pk, RuntimeError("the network failed"))  # no Analysis.DoesNotExist

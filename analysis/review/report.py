@@ -6,12 +6,20 @@ The entries are those of :func:`analysis.review.analyze.game_entry`, one per pos
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from itertools import pairwise
 
 from analysis.sgf import GameRecord
 
 MISTAKE_LOSS = 0.05  # a move losing at least this much win rate is called a mistake in the SGF
+# the lines annotate() writes, so that a record analysed again gets one block, not two
+_OWN_LINE = re.compile(
+    r"Black win rate: \d+\.\d%( \(\d+ visits\))?|Score lead: [BW]\+\d+\.\d"
+    r"|Mistake: lost \d+\.\d%( and -?\d+\.\d points)?; best was \S+"
+    r"|Two passes ended the game: counted \S+ by \w+|Candidates for [BW]: .*"
+    r"|Search's choice: \S+|Played \S+: policy rank \d+"
+)
 
 
 def mistakes(results: Sequence[dict], limit: int = 10, by: str = "winrate") -> list[dict]:
@@ -86,7 +94,8 @@ def annotate(record: GameRecord, results: Sequence[dict]) -> None:
     points, which Sabaki draws as a score graph).
 
     The comment of the node after move k describes the position after move k (a position that two
-    passes ended: its count); existing comments are kept above the analysis.
+    passes ended: its count); existing comments are kept above the analysis, without the lines of
+    an earlier analysis written here (a downloaded analysis uploaded and analysed again).
     """
     nodes = [record.root]
     nodes.extend(node for node in record.main_line() if node.has_move())
@@ -119,5 +128,11 @@ def annotate(record: GameRecord, results: Sequence[dict]) -> None:
             lines.append(f"Search's choice: {entry['best']}")
         if entry.get("played_rank"):
             lines.append(f"Played {entry['played']}: policy rank {entry['played_rank']}")
-        old = node.comment
+        old = _without_analysis(node.comment)
         node.set_comment("\n".join(([old, ""] if old else []) + lines))
+
+
+def _without_analysis(comment: str | None) -> str:
+    """Return ``comment`` without the lines :func:`annotate` writes, and the blank lines around them."""
+    kept = [line for line in (comment or "").split("\n") if not _OWN_LINE.fullmatch(line)]
+    return "\n".join(kept).strip()

@@ -142,5 +142,7 @@ def stop_all() -> int:
 def fail(analysis_id: int, exc: Exception) -> None:
     """Mark the analysis failed with ``exc``'s message and tell its board."""
     Analysis.objects.filter(pk=analysis_id).update(status=Status.FAILED, error=str(exc))
-    game_id = Analysis.objects.values_list("game_id", flat=True).get(pk=analysis_id)
+    game_id = Analysis.objects.filter(pk=analysis_id).values_list("game_id", flat=True).first()
+    if game_id is None:  # deleted with its game meanwhile: nobody to tell
+        return
     notify.to_group(game_id, {"type": "error", "message": f"analysis failed: {exc}"})

@@ -260,6 +260,8 @@ def current_score(loaded: LoadedGame) -> dict | None:
 def accept_score(loaded: LoadedGame) -> None:
     """End the game with the current count as its result."""
     game = loaded.game
+    if game.phase == Game.Phase.FINISHED:
+        raise GameError(f"the game is over already: {game.result}")
     counted = current_score(loaded)
     if counted is None or game.phase != Game.Phase.SCORING:
         raise GameError("there is no count to accept: both players must pass first")
