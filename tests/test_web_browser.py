@@ -505,6 +505,27 @@ def test_a_review_counts_the_position_that_two_passes_ended_and_draws_the_counts
     assert page.locator("#territory-info").inner_text().startswith("Territory: the count's owner")
 
 
+def test_the_review_of_a_counted_game_draws_the_stones_its_player_marked_dead_even_on_dame(
+    page, site: Site
+) -> None:
+    game_id = new_game(page, site)
+    black = "".join(f"[c{r}]" for r in "abcdefghi")  # Black's wall on C, White's on E, D5 on the dame
+    white = "".join(f"[e{r}]" for r in "abcdefghi") + "[de]"
+    site.set_sgf(game_id, f"(;GM[1]FF[4]SZ[9]KM[7.5]RU[Japanese]AB{black}AW{white};B[];W[])")
+    with sqlite3.connect(site.database) as db:
+        db.execute("UPDATE frontend_game SET phase = 'finished', dead = '[\"D5\"]', result = 'W+24.5',"
+                   " rules = 'japanese' WHERE id = ?", (game_id,))
+    page.goto(f"{site.url}/game/{game_id}/review")
+    page.wait_for_selector("#goban .grid")
+    page.keyboard.press("End")
+    page.wait_for_function("document.getElementById('played').textContent.includes('counted')")
+    # territory: Black 18 empty points + White's dead D5, White 36 + 7.5 komi
+    assert "counted W+24.5 by territory (1 dead stone taken off)" in page.locator("#played").inner_text()
+    page.check("#show-territory")
+    page.wait_for_selector("#goban .territory rect")
+    assert drawn_overlay(page)[1] == {4 * 9 + 3}  # D5, on a point the count leaves to nobody
+
+
 def test_the_territory_overlay_sizes_squares_by_certainty_and_marks_dead_stones(page, site: Site) -> None:
     """The goban module itself, in Chromium, on a made-up map whose owners and dead stones are known."""
     board = "".join(ENDGAME)

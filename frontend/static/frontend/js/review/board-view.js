@@ -3,6 +3,7 @@
  * toggles (the territory among them) and the heatmap menu pick.
  */
 
+import { pointOf } from "../coords.js";
 import { $, checked } from "../dom.js";
 import { moveNumbers } from "../move-numbers.js";
 import { blackOwnership } from "../territory.js";
@@ -22,6 +23,7 @@ export function boardView(review, viewer) {
     candidates: checked("show-candidates") && a ? a.candidates : null,
     ladders: checked("show-ladders") && position ? position.ladders : null,
     territory: territory(position),
+    dead: countedDead(position, n),
     heat: heat(review, viewer),
     played: next && checked("show-played") ? { move: next[1], rank: review.playedRank } : null,
   };
@@ -31,6 +33,16 @@ export function boardView(review, viewer) {
 function territory(position) {
   const owned = checked("show-territory") && position ? position.ownership : null;
   return owned ? blackOwnership(owned, position.to_play) : null;
+}
+
+/**
+ * The stones the count of an ended position took off, while the territory shows (undefined
+ * otherwise: the territory's own dead stones). The count's map leaves dead stones in a neutral
+ * area unowned, so the map alone would not show them dead.
+ */
+function countedDead(position, n) {
+  if (!checked("show-territory") || !position?.counted) return undefined;
+  return new Set(position.counted.dead.map((vertex) => pointOf(vertex, n)));
 }
 
 /** The heatmap the menu picks (policy, back prediction or feature plane), or null. */
