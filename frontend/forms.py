@@ -121,6 +121,7 @@ class GameFilterForm(forms.Form):
     RESULTS: ClassVar[dict[str, tuple[str, Q]]] = {
         "B": ("Black won", Q(result__startswith="B+")),
         "W": ("White won", Q(result__startswith="W+")),
+        "draw": ("a draw", Q(result__in=["0", "Draw", "draw", "Jigo", "jigo"])),
         "none": ("no result yet", Q(result="")),
     }
 

@@ -139,6 +139,8 @@ def test_my_games_filters_and_pages(client) -> None:
     assert len(listed("?kind=play")[1]) == 20
     assert all(g.result.startswith("W+") for g in listed("?result=W")[1])
     assert len(listed("?result=none&kind=play")[1]) == 7
+    Game.objects.filter(pk=first[0].pk).update(result="0")  # SGF's draw
+    assert [g.pk for g in listed("?result=draw")[1]] == [first[0].pk]
     assert listed("?until=2020-12-31")[1] == [reviewed]
     assert reviewed not in listed("?since=2021-01-01")[1]
     page = client.get("/games?kind=play&page=1").content.decode()

@@ -693,6 +693,19 @@ def test_a_shared_review_ranks_the_saved_mistakes_by_points_lost_too(page, score
     assert lost == sorted(lost, reverse=True)  # ranked by the points lost, gains last
 
 
+def test_the_records_comments_show_with_their_position_and_variations_are_named(page, site: Site) -> None:
+    sgf = "(;GM[1]SZ[9]KM[7]C[Before the game];B[ee]C[The centre];W[cc](;B[gc])(;B[gg]C[Another]))"
+    upload(page, site, sgf)
+    assert page.locator("#record-comment").inner_text() == "Before the game"
+    assert page.locator("#variations-note").inner_text() == (
+        "The record has 1 variation: the review follows its main line.")
+    page.keyboard.press("ArrowRight")
+    assert page.locator("#record-comment").inner_text() == "The centre"
+    page.keyboard.press("ArrowRight")
+    comment = page.locator("#record-comment")
+    assert comment.inner_text() == "" and not comment.is_visible()
+
+
 def made_up_entry(k: int, black: float, played: str | None, best: str) -> dict:
     """A whole-game analysis entry of REVIEW_SGF's position ``k``: Black's win rate ``black``, and a
     score lead of 20 points a unit of win rate."""

@@ -305,7 +305,10 @@ def state(loaded: LoadedGame) -> dict:
 
 
 def timeline(record: GameRecord) -> dict:
-    """Return the main line for the review page: moves and the board after each (``boards[k]``).
+    """Return the main line for the review page: moves, the board after each (``boards[k]``), the
+    record's comments on the position after k moves (``comments[k]``, "" for none; a node without
+    a move adds to the position before it), and ``variations``: how many alternative lines branch
+    off the main line (the review follows the main line only).
 
     Raises SgfError (kind ``illegal_move``, naming the move) if the record cannot be replayed.
     """
@@ -315,4 +318,12 @@ def timeline(record: GameRecord) -> dict:
         boards.append(board_string(position))
         if next_move is not None:
             moves.append([color_letter(next_move[0]), to_gtp(next_move[1], size)])
-    return {"size": size, "komi": record.komi, "moves": moves, "boards": boards}
+    comments = [""] * len(boards)
+    variations, k = 0, 0
+    for node in record.main_line():
+        k += node.has_move()
+        if node.comment:
+            comments[k] = f"{comments[k]}\n\n{node.comment}" if comments[k] else node.comment
+        variations += max(0, len(node.children) - 1)
+    return {"size": size, "komi": record.komi, "moves": moves, "boards": boards, "comments": comments,
+            "variations": variations}

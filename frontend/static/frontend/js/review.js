@@ -1,7 +1,8 @@
 /**
- * The review page: the replay of a game from its timeline, the analysis of each position asked of
- * the server as it is shown (with its ownership map while the Territory toggle is on), the
- * whole-game analysis and its graph (win rate or score lead), overlays and the feature-plane viewer.
+ * The review page: the replay of a game from its timeline (with the record's comments), the
+ * analysis of each position asked of the server as it is shown (with its ownership map while the
+ * Territory toggle is on), the whole-game analysis and its graph (win rate or score lead), overlays
+ * and the feature-plane viewer.
  */
 
 import { $, checked, readJson } from "./dom.js";
@@ -50,6 +51,7 @@ export function reviewPage(socket, { readOnly }) {
   const render = () => {
     draw(svg, boardView(review, viewer));
     $("move-label").textContent = `${review.k} / ${review.last}`;
+    $("record-comment").textContent = review.timeline.comments[review.k];
     showAnalysis(review);
     showGraph();
   };
