@@ -238,10 +238,13 @@ def download_sgf(request: HttpRequest, pk: int) -> HttpResponse:
     return response
 
 
-@require_POST
+@require_http_methods(["GET", "POST"])
 def delete_game(request: HttpRequest, pk: int) -> HttpResponse:
-    """Delete one of this session's games."""
-    session_game(request, pk).delete()
+    """Ask whether to delete one of this session's games (GET), and delete it (POST)."""
+    game = session_game(request, pk)
+    if request.method == "GET":
+        return render(request, "frontend/delete.html", {"game": game})
+    game.delete()
     return redirect("frontend:games")
 
 

@@ -119,6 +119,10 @@ def test_other_sessions_get_403(client, django_user_model) -> None:
         assert b"This game belongs to another session." in response.content
     assert stranger.post(f"/game/{game.pk}/delete").status_code == 403
     assert Game.objects.filter(pk=game.pk).exists()
+    assert stranger.get(f"/game/{game.pk}/delete").status_code == 403
+    confirm = client.get(f"/game/{game.pk}/delete")  # the list's link asks first
+    assert confirm.status_code == 200 and b"Delete this game?" in confirm.content
+    assert Game.objects.filter(pk=game.pk).exists()
     assert client.post(f"/game/{game.pk}/delete").status_code == 302
     assert not Game.objects.exists()
     assert stranger.get("/game/12345/").status_code == 404
