@@ -468,10 +468,10 @@ def test_replay_upto_stops_after_that_many_moves() -> None:
         replay(game, upto=-1)
 
 
-def test_setup_on_the_first_moves_node_comes_before_the_move_and_setup_after_a_move_is_refused() -> None:
-    game = read_sgf("(;SZ[9];AB[cc]B[ee];W[gg])")
-    assert game.initial_setup().black == (from_gtp("C7", 9),)
-    assert replay(game, upto=0).color_at(from_gtp("C7", 9)) == BLACK  # as replay applies it
+def test_new_records_with_setup_beside_or_after_a_move_are_refused_and_stored_ones_still_load() -> None:
+    beside = read_sgf("(;SZ[9];AB[cc]B[ee];W[gg])", source="s.sgf")
+    with pytest.raises(SgfError, match=r"^s\.sgf, node 1: adds or removes stones \(AB/AW/AE\) beside a move"):
+        replay(beside, check_setup=True)
     late = read_sgf("(;SZ[9];B[ee];AB[cc];W[gg])", source="s.sgf")
     assert replay(late).color_at(from_gtp("C7", 9)) == BLACK  # a stored record still loads
     with pytest.raises(SgfError, match=r"^s\.sgf, node 2: adds or removes stones \(AB/AW/AE\) after move 1"):

@@ -98,7 +98,8 @@ class Site:
         with sqlite3.connect(self.database) as db:
             db.execute(
                 "INSERT INTO frontend_analysis (game_id, status, cancel_requested, total, visits, results,"
-                " error, created, updated) VALUES (?, 'done', 0, ?, 8, ?, '', datetime(), datetime())",
+                " record_fingerprint, error, created, updated)"
+                " VALUES (?, 'done', 0, ?, 8, ?, '', '', datetime(), datetime())",
                 (game_id, len(results), json.dumps(results)),
             )
 

@@ -16,7 +16,7 @@ from asgiref.sync import sync_to_async
 from django.db import connections
 
 from frontend import tasks
-from frontend.models import Game, Job
+from frontend.models import Analysis, Game, Job
 from frontend.services import dispatch, game_analysis, jobs
 from tests.web_helpers import connect, make_game, new_session, receive_until
 
@@ -287,13 +287,19 @@ def test_a_lost_job_stops_counting_after_the_lease(settings) -> None:
 
 
 def test_the_in_process_runner_forgets_the_jobs_of_an_earlier_process(monkeypatch) -> None:
-    """After a restart in the embedded mode, the dead threads' jobs no longer take slots."""
+    """After a restart in the embedded mode, the dead threads' jobs no longer take slots, and their
+    analyses no longer read as running."""
     earlier = jobs.request("session:s", jobs.Kind.POSITION, {})
     Job.objects.filter(pk=earlier.job).update(created=dispatch.STARTED - datetime.timedelta(minutes=1))
     mine = jobs.request("session:s", jobs.Kind.POSITION, {})
+    game = make_game("s")
+    left = game.analyses.create(status=Analysis.Status.RUNNING)
+    Analysis.objects.filter(pk=left.pk).update(updated=dispatch.STARTED - datetime.timedelta(minutes=1))
     monkeypatch.setattr(dispatch, "_pools", {})  # this process has run nothing in-process yet
+    monkeypatch.setattr(dispatch, "_forgotten", False)
     asyncio.run(dispatch._executor("play"))
     assert list(Job.objects.values_list("pk", flat=True)) == [mine.job]
+    assert Analysis.objects.get(pk=left.pk).status == "cancelled"  # nobody runs it any more
 
 
 def test_the_slot_is_free_when_the_board_hears_the_analysis_is_done(settings, monkeypatch) -> None:

@@ -423,20 +423,20 @@ class GameRecord:
     def initial_setup(self) -> Setup:
         """Return the stones on the board before the first main-line move, as ``Setup(black, white)``.
 
-        AB/AW/AE of every main-line node up to the first move's (whose setup comes
-        before its move) are applied in order; setup at later nodes is not included
-        (:func:`analysis.sgf.replay` applies it).  Raises SgfError for a bad point
-        (records read from files are already checked).
+        AB/AW/AE of every main-line node before the first move are applied in
+        order; setup at later nodes is not included (:func:`analysis.sgf.replay`
+        applies it).  Raises SgfError for a bad point (records read from files are
+        already checked).
         """
         board: dict[int, int] = {}
         for node in self.main_line():
+            if node.move(self.size) is not None:
+                break
             setup = node.setup(self.size)  # applied in the rules engine's order: AE, AB, AW
             for point in setup.empty:
                 board.pop(point, None)
             board.update(dict.fromkeys(setup.black, BLACK))
             board.update(dict.fromkeys(setup.white, WHITE))
-            if node.move(self.size) is not None:
-                break
         return Setup(
             black=tuple(p for p, c in board.items() if c == BLACK),
             white=tuple(p for p, c in board.items() if c == WHITE),

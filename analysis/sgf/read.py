@@ -233,12 +233,15 @@ def read_sgf(data: bytes | str, source: str = "<string>") -> GameRecord:
     return games[0]
 
 
-def _check_setup_node(setup: Setup, moves_before: int, size: int, where: str, source: str) -> None:
-    """Raise SgfError (kind ``"illegal_setup"``) for setup after ``moves_before`` > 0 moves, or for a
-    point that the node makes both black and white."""
-    if moves_before:
-        raise SgfError(f"adds or removes stones (AB/AW/AE) after move {moves_before}: only the setup "
-                       "before the first move is supported", kind="illegal_setup", source=source, where=where)
+def _check_setup_node(
+    setup: Setup, moves_before: int, with_move: bool, size: int, where: str, source: str
+) -> None:
+    """Raise SgfError (kind ``"illegal_setup"``) for setup after ``moves_before`` > 0 moves or beside
+    a move (``with_move``), or for a point that the node makes both black and white."""
+    if moves_before or with_move:
+        when = f"after move {moves_before}" if moves_before else "beside a move"
+        raise SgfError(f"adds or removes stones (AB/AW/AE) {when}: only the setup before the first "
+                       "move is supported", kind="illegal_setup", source=source, where=where)
     both = sorted(set(setup.black) & set(setup.white))
     if both:
         raise SgfError(f"puts a black and a white stone on {to_gtp(both[0], size)}", kind="illegal_setup",
@@ -260,8 +263,8 @@ def replay(
     move, its coordinate and the rules engine's reason when a move is illegal; with
     ``check_setup`` (new records: stored ones were checked when they came in), SgfError (kind
     ``"illegal_setup"``) when setup leaves a string without liberties, puts a stone of each colour
-    on one point, or comes after the first move (the site replays a game from its initial stones
-    and its moves alone);
+    on one point, or comes after the first move or beside a move (the site replays a game from its
+    initial stones and its moves alone);
     SgfError for a bad coordinate; ValueError if ``upto`` is negative.
     """
     # Imported here so that reading and writing SGF work without the compiled board.
@@ -279,10 +282,13 @@ def replay(
         except SgfError as e:
             where = f"move {number + 1}" if node.has_move() else f"node {depth}"
             raise e.located(source=game.source, where=where) from None
+        if move is not None and upto is not None and number >= upto:
+            position.to_play = move[0]
+            break
         if any(setup):
             where = "root node" if depth == 0 else f"node {depth}"
             if check_setup:
-                _check_setup_node(setup, number, size, where, game.source)
+                _check_setup_node(setup, number, move is not None, size, where, game.source)
             position.setup(black=setup.black, white=setup.white, empty=setup.empty)
             if check_setup and (airless := position.breathless_stone()) is not None:
                 raise SgfError(f"setup stones leave the stones at {to_gtp(airless, size)} without liberties",
@@ -291,9 +297,6 @@ def replay(
             position.to_play = MOVE_PROPERTIES[node.get("PL")]
         if move is None:
             continue
-        if upto is not None and number >= upto:
-            position.to_play = move[0]
-            break
         number += 1
         color, point = move
         try:
