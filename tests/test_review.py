@@ -284,6 +284,8 @@ def test_one_pass_is_searched_and_the_api_searches_an_ended_position_as_katago_d
     one_pass = Position.from_diagram(ENDED, komi=0.5)
     one_pass.pass_move()
     assert "counted" not in game_entry(one_pass, None, 1, FavouriteEvaluator(0), 8, "chinese")
+    played_on = game_entry(ended_position(), (1, from_gtp("E4", 7)), 2, FavouriteEvaluator(0), 8, "chinese")
+    assert "counted" not in played_on and played_on["visits"] == 8  # the record goes on: not the end
     moves = (("B", "pass"), ("W", "pass"))
     query = PositionQuery(size=9, komi=0.5, rules="chinese", visits=8, moves=moves, ownership=True)
     searched = answer_query(query, FavouriteEvaluator(0))

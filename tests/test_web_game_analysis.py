@@ -72,7 +72,8 @@ def test_the_end_of_a_counted_game_against_the_bot_is_counted_with_the_players_d
     game.sgf = "(;GM[1]FF[4]SZ[9]KM[7.5];B[ee];W[cc];B[];W[])"
     game.phase, game.dead, game.result = Game.Phase.FINISHED, ["C7"], "B+73.5"
     game.save()
-    analysis = Analysis.objects.create(game=game, results=[], visits=4)
+    analysis = Analysis.objects.get(pk=board.start_game_analysis(game.pk)[0])
+    Analysis.objects.filter(pk=analysis.pk).update(visits=4)
     game_analysis.run_chunk(analysis.pk, FavouriteEvaluator(0), chunk=5)
     analysis.refresh_from_db()
     *searched, end = analysis.results
@@ -81,7 +82,11 @@ def test_the_end_of_a_counted_game_against_the_bot_is_counted_with_the_players_d
     assert all("counted" not in r and r["visits"] == 4 for r in searched)  # one pass is not the end
     query = board.position_query(game.pk, None, ladders=False, backpred=False)
     assert query.count_ended and query.dead == ("C7",)
-    assert board.position_query(game.pk, 3, ladders=False, backpred=False).dead is None
+    middle = board.position_query(game.pk, 3, ladders=False, backpred=False)
+    assert middle.dead is None and not middle.count_ended
+    assert board.analysis_state(game.pk) is not None
+    Game.objects.filter(pk=game.pk).update(dead=[])  # other marks, another count: another game
+    assert board.analysis_state(game.pk) is None
 
 
 def test_an_uploaded_games_dead_stones_are_estimated_not_taken_from_marks() -> None:
@@ -118,6 +123,11 @@ def test_an_analysis_belongs_to_the_record_it_analysed_and_stops_when_the_game_c
     with pytest.raises(games.GameError, match="the game changed while it was analysed: analyse it again"):
         game_analysis.run_chunk(analysis_id, FavouriteEvaluator(0), chunk=2)
     assert board.analysis_state(game.pk) is None and board.search_choices(game.pk) == []
+    board.undo(game.pk)
+    board.human_move(game.pk, "D6")
+    running = board.start_game_analysis(game.pk)[0]  # while the outdated one still reads as running
+    assert Analysis.objects.get(pk=analysis_id).status == "cancelled"
+    Analysis.objects.filter(pk=running).delete()
     board.undo(game.pk)
     board.human_move(game.pk, "E5")  # back to the analysed moves (comments would not matter)
     games.play(games.load(Game.objects.get(pk=game.pk)), "W", "C3")

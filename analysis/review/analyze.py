@@ -172,15 +172,15 @@ def game_entry(
 ) -> dict:
     """Return the stored whole-game analysis entry of one position (see ``docs/protocol.md``):
     :func:`position_analysis` without the policy, plus ``move_number``, and the move ``played``
-    next with its policy rank (``played_rank``, 1 = the network's first choice) and prior.  A
-    position that two passes ended is counted under ``rules``, with the ``dead`` stones when given,
-    instead of searched (:func:`analysis.review.ended.counted_analysis`)."""
+    next with its policy rank (``played_rank``, 1 = the network's first choice) and prior.  The
+    game's last position, when two passes ended it, is counted under ``rules``, with the ``dead``
+    stones when given, instead of searched (:func:`analysis.review.ended.counted_analysis`); two
+    passes the record plays on from are searched like any position."""
     size = position.size
-    if ended(position):
-        root_policy = evaluator.evaluate([position])[0][0]
-        analysis = counted_analysis(position, rules, dead, root_policy)
-    else:
-        analysis = position_analysis(position, evaluator, visits, include_policy=True)
+    if next_move is None and ended(position):
+        return {"move_number": move_number, **counted_analysis(position, rules, dead), "played": None,
+                "played_rank": None}
+    analysis = position_analysis(position, evaluator, visits, include_policy=True)
     policy = np.asarray(analysis.pop("policy"))
     entry = {"move_number": move_number, **analysis, "played": None, "played_rank": None}
     if next_move is not None:

@@ -28,9 +28,10 @@ class PositionQuery:
     ``moveInfos``), ``policy`` the network's probabilities of every move and ``ownership`` its
     ownership map (KataGo's ``includeOwnership``).  ``network`` and
     ``backpred_network`` name shipped networks (``weights/zoo.json``); empty means the default.
-    ``count_ended``: a position that two passes ended is counted, not searched (the review's
-    choice; KataGo's analysis engine, which the API follows, searches on), with ``dead`` (GTP
-    vertices) as its dead stones when given (those the players marked), else the playouts' estimate.
+    ``count_ended``: the position is a game's last and, when two passes ended it, it is counted,
+    not searched (the review's choice; KataGo's analysis engine, which the API follows, searches
+    on), with ``dead`` (GTP vertices) as its dead stones when given (those the players marked),
+    else the playouts' estimate.
     """
 
     size: int

@@ -128,7 +128,7 @@ def position_query(
         ownership=ownership,
         network=network,
         backpred_network=backpred_network,
-        count_ended=True,
+        count_ended=move_number == len(moves),  # two passes the record plays on from are searched
         dead=games.marked_dead(game) if move_number == len(moves) else None,
     )
 
@@ -230,10 +230,13 @@ def start_game_analysis(
     visits = depths.visits(depth)
     with transaction.atomic():
         game = Game.objects.get(pk=game_id)
-        if game.analyses.filter(status__in=[Analysis.Status.PENDING, Analysis.Status.RUNNING]).exists():
+        key = game_analysis.record_key(game, games.record_of(game))
+        active = game.analyses.filter(status__in=[Analysis.Status.PENDING, Analysis.Status.RUNNING])
+        # an analysis of moves since undone or added: it would stop at its next chunk anyway
+        active.exclude(record_fingerprint=key).update(status=Analysis.Status.CANCELLED, cancel_requested=True)
+        if active.exists():
             raise games.GameError("an analysis of this game is already running")
-        fingerprint = games.record_of(game).fingerprint()
-        analysis = Analysis.objects.create(game=game, visits=visits, record_fingerprint=fingerprint)
+        analysis = Analysis.objects.create(game=game, visits=visits, record_fingerprint=key)
         if owner is None:
             return analysis.pk, None
         payload = {"analysis": analysis.pk}

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -32,9 +33,31 @@ log = logging.getLogger(__name__)
 STARTED = timezone.now()
 _pools: dict[str, ThreadPoolExecutor] = {}
 _running: set[asyncio.Future] = set()
-_forgotten = False  # whether forget_the_earlier_process ran
+_forgotten = False  # whether _forget_once ran
+_forget_lock = threading.Lock()
 _loop: asyncio.AbstractEventLoop | None = None  # the event loop the in-process tasks report to
 EXIT_WAIT_SECONDS = 60  # at exit, the longest wait for the running tasks (a position's search)
+
+
+class _Working:
+    """How many in-process tasks the pools' threads are executing now."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.count = 0
+
+    def run(self, apply: Callable[..., Any], **kwargs: Any) -> Any:
+        """Return ``apply(**kwargs)``, counted while it runs."""
+        with self.lock:
+            self.count += 1
+        try:
+            return apply(**kwargs)
+        finally:
+            with self.lock:
+                self.count -= 1
+
+
+_working = _Working()
 
 
 def queue_of(task: Task) -> str:
@@ -54,13 +77,20 @@ async def _executor(queue: str) -> ThreadPoolExecutor:
 
 async def forget_the_earlier_process() -> None:
     """In-process only, once per process (before its first task, or its first board's state):
-    forget the jobs of the process before this one and cancel the analyses it left running."""
+    forget the jobs of the process before this one and cancel the analyses it left running.
+    Callers arriving meanwhile wait until that is done."""
+    if settings.CELERY_TASK_ALWAYS_EAGER and not _forgotten:
+        await sync_to_async(_forget_once)()
+
+
+def _forget_once() -> None:
     global _forgotten
-    if _forgotten or not settings.CELERY_TASK_ALWAYS_EAGER:
-        return
-    _forgotten = True
-    forgotten = await sync_to_async(jobs.forget_before)(STARTED)
-    abandoned = await sync_to_async(game_analysis.abandon_before)(STARTED)
+    with _forget_lock:
+        if _forgotten:
+            return
+        forgotten = jobs.forget_before(STARTED)
+        abandoned = game_analysis.abandon_before(STARTED)
+        _forgotten = True
     if forgotten or abandoned:
         log.info("an earlier process left %d jobs and %d analyses", forgotten, abandoned)
 
@@ -76,18 +106,17 @@ def _stop_at_exit() -> None:
     """
     for pool in _pools.values():
         pool.shutdown(wait=False, cancel_futures=True)
-    if not _running:
+    if not _working.count:
         return
     try:
         stopped = game_analysis.stop_all()
-    except Exception as e:  # the database may be gone already (a test run's); the threads are joined anyway
-        log.warning("could not ask the running analyses to stop: %s", e)
-        return
-    if stopped:
-        log.info("asked %d running analyses to stop", stopped)
-    loop = _loop
-    if loop is not None and _running and not loop.is_closed() and not loop.is_running():
-        loop.run_until_complete(asyncio.wait_for(wait_idle(), EXIT_WAIT_SECONDS))
+        if stopped:
+            log.info("asked %d running analyses to stop", stopped)
+        loop = _loop
+        if loop is not None and _running and not loop.is_closed() and not loop.is_running():
+            loop.run_until_complete(asyncio.wait_for(wait_idle(), EXIT_WAIT_SECONDS))
+    except Exception as e:  # never in the way of the joins that follow (the database may be gone)
+        log.warning("stopping the in-process tasks at exit: %r", e)
 
 
 def _report(future: asyncio.Future) -> None:
@@ -101,8 +130,9 @@ async def submit(task: Task, *args: Any) -> None:
     if settings.CELERY_TASK_ALWAYS_EAGER:
         global _loop
         _loop = asyncio.get_running_loop()
-        run = sync_to_async(task.apply, thread_sensitive=False, executor=await _executor(queue_of(task)))
-        future = asyncio.ensure_future(run(args=args))
+        executor = await _executor(queue_of(task))
+        run = sync_to_async(_working.run, thread_sensitive=False, executor=executor)
+        future = asyncio.ensure_future(run(task.apply, args=args))
         _running.add(future)
         future.add_done_callback(_report)
     else:

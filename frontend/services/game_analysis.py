@@ -7,6 +7,8 @@ handed to two workers (a redelivery racing a slow worker) cannot store a positio
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -50,11 +52,12 @@ class ChunkOutcome:
 def _save(analysis_id: int, start: int, new: list[dict], status: str) -> bool:
     """Append ``new`` to the results and set ``status`` if ``start`` results are still all there are.
 
-    Returns False (nothing saved) when another run saved results since this chunk began.
+    Returns False (nothing saved) when another run saved results since this chunk began, or the
+    analysis was cancelled outright meanwhile (a new analysis of the changed game replaced it).
     """
     with transaction.atomic():
         row = Analysis.objects.select_for_update().get(pk=analysis_id)
-        if len(row.results) != start:
+        if len(row.results) != start or not row.active:
             return False
         row.results = row.results + new
         row.status = status
@@ -80,7 +83,7 @@ def run_chunk(analysis_id: int, evaluator: Evaluator, chunk: int) -> ChunkOutcom
     game = analysis.game
     record = read_sgf(game.sgf)
     superko = uses_superko(game.rules)
-    if analysis.record_fingerprint and analysis.record_fingerprint != record.fingerprint():
+    if not is_current(analysis, game, record):
         raise games.GameError("the game changed while it was analysed: analyse it again")
     marked = games.marked_dead(game)
     dead = None if marked is None else [from_gtp(v, game.size) for v in marked]
@@ -115,14 +118,31 @@ def run_chunk(analysis_id: int, evaluator: Evaluator, chunk: int) -> ChunkOutcom
     return ChunkOutcome(status, done, game_id=game_id, last_message=finished)
 
 
+def record_key(game: Game, record: GameRecord) -> str:
+    """Return what an analysis of ``game`` keeps of the game it analysed (``record_fingerprint``):
+    its record's :meth:`~analysis.sgf.GameRecord.fingerprint`, with the stones the player marked
+    dead in a game against the bot, on which the count of its end depends."""
+    marked = games.marked_dead(game)
+    if not marked:
+        return record.fingerprint()
+    return hashlib.sha256(json.dumps([record.fingerprint(), sorted(marked)]).encode()).hexdigest()
+
+
+def is_current(analysis: Analysis, game: Game, record: GameRecord) -> bool:
+    """Return whether ``analysis`` analysed ``game`` (with its ``record``) as it stands: moves undone
+    or played since, or dead stones marked otherwise, make it another game's.  An analysis from
+    before the key was kept counts when it covers as many positions as the record has."""
+    if not analysis.record_fingerprint:
+        return analysis.total in (0, len(record.main_line_moves()) + 1)
+    return analysis.record_fingerprint == record_key(game, record)
+
+
 def latest_of(game: Game, record: GameRecord, with_results: bool = False) -> Analysis | None:
-    """Return the game's latest analysis (with some results, given ``with_results``) if it analysed
-    ``record`` as it stands, else None: moves undone or played since make it another game's."""
+    """Return the game's latest analysis (with some results, given ``with_results``) if it is
+    :func:`is_current`, else None."""
     analyses = game.analyses.exclude(results=[]) if with_results else game.analyses.all()
     latest = analyses.first()
-    if latest is None or latest.record_fingerprint not in ("", record.fingerprint()):
-        return None
-    return latest
+    return latest if latest is not None and is_current(latest, game, record) else None
 
 
 def abandon_before(moment: datetime) -> int:
