@@ -121,7 +121,7 @@ class GameFilterForm(forms.Form):
     RESULTS: ClassVar[dict[str, tuple[str, Q]]] = {
         "B": ("Black won", Q(result__startswith="B+")),
         "W": ("White won", Q(result__startswith="W+")),
-        "draw": ("a draw", Q(result__in=["0", "Draw", "draw", "Jigo", "jigo"])),
+        "draw": ("a draw", Q(result="0") | Q(result__iexact="draw") | Q(result__iexact="jigo")),
         "none": ("no result yet", Q(result="")),
     }
 

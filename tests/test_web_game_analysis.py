@@ -6,6 +6,7 @@ import pytest
 from django.utils import timezone
 
 from analysis.review.report import mistakes
+from analysis.sgf import write_sgf
 from frontend.models import Analysis, Game
 from frontend.services import board, game_analysis, games
 from tests.test_review import FavouriteEvaluator
@@ -129,8 +130,11 @@ def test_an_analysis_belongs_to_the_record_it_analysed_and_stops_when_the_game_c
     assert Analysis.objects.get(pk=analysis_id).status == "cancelled"
     Analysis.objects.filter(pk=running).delete()
     board.undo(game.pk)
-    board.human_move(game.pk, "E5")  # back to the analysed moves (comments would not matter)
+    board.human_move(game.pk, "E5")  # back to the analysed moves, with a comment: still the same game
     games.play(games.load(Game.objects.get(pk=game.pk)), "W", "C3")
+    record = games.record_of(Game.objects.get(pk=game.pk))
+    record.root.set_comment("a comment added since")
+    Game.objects.filter(pk=game.pk).update(sgf=write_sgf(record).decode())
     assert len(board.analysis_state(game.pk)["results"]) == 2
 
 

@@ -182,6 +182,8 @@ KO_AFTER_PASSES = "AB[ba][ab][cb][bc][ee]AW[ca][db][cc][gg]PL[W];W[bb];B[];W[];B
 def test_uploads_the_review_could_not_replay_faithfully_are_refused(client, sgf: str, message: str) -> None:
     response = client.post("/review", {"text": sgf})
     assert response.status_code == 400 and message in response.content.decode()
+    hinted = KO_AFTER_PASSES in sgf and "RU[" not in sgf  # the hint only where the record names no rules
+    assert ("add RU[Japanese] if" in response.content.decode()) == hinted
     assert not Game.objects.exists()
 
 
@@ -431,3 +433,18 @@ def test_a_small_boards_review_offers_only_networks_that_read_it(client) -> None
     small = backpred_menu("(;GM[1]FF[4]SZ[9];B[ee])")
     assert "backpred" in small and "tk-cnn1" not in small
     assert "tk-cnn1" in backpred_menu("(;GM[1]FF[4]SZ[19];B[pd])")
+
+
+def test_the_api_searches_a_position_two_passes_ended_as_katagos_engine_does(client) -> None:
+    query = {"id": "end", "moves": [["B", "E5"], ["W", "pass"], ["B", "pass"]], "boardXSize": 9,
+             "boardYSize": 9, "komi": 7, "rules": "chinese", "maxVisits": 8}
+    answer = client.post("/api/analyze", json.dumps(query), content_type="application/json").json()
+    assert answer["rootInfo"]["visits"] == 8 and answer["moveInfos"] and "counted" not in answer
+
+
+def test_the_review_shows_the_players_comments_not_an_earlier_analysis_of_this_site(client) -> None:
+    comment = "Nice shape\n\nBlack win rate: 51.2% (200 visits)\nSearch's choice: D4"
+    analysed = f"(;SZ[9]KM[7];B[ee]C[{comment}];W[cc])"
+    assert client.post("/review", {"text": analysed}).status_code == 302
+    timeline = client.get(f"/game/{Game.objects.get().pk}/review").context["timeline"]
+    assert timeline["comments"] == ["", "Nice shape", ""] and timeline["variations"] == 0

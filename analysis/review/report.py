@@ -128,11 +128,11 @@ def annotate(record: GameRecord, results: Sequence[dict]) -> None:
             lines.append(f"Search's choice: {entry['best']}")
         if entry.get("played_rank"):
             lines.append(f"Played {entry['played']}: policy rank {entry['played_rank']}")
-        old = _without_analysis(node.comment)
+        old = without_analysis(node.comment)
         node.set_comment("\n".join(([old, ""] if old else []) + lines))
 
 
-def _without_analysis(comment: str | None) -> str:
+def without_analysis(comment: str | None) -> str:
     """Return ``comment`` without the lines :func:`annotate` writes, and the blank lines around them."""
     kept = [line for line in (comment or "").split("\n") if not _OWN_LINE.fullmatch(line)]
     return "\n".join(kept).strip()

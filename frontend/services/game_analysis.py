@@ -14,7 +14,6 @@ from datetime import datetime
 
 from django.db import transaction
 
-from analysis.go.coords import from_gtp
 from analysis.go.rules import uses_superko
 from analysis.mcts import Evaluator
 from analysis.review.analyze import game_entry, game_positions
@@ -85,8 +84,7 @@ def run_chunk(analysis_id: int, evaluator: Evaluator, chunk: int) -> ChunkOutcom
     superko = uses_superko(game.rules)
     if not is_current(analysis, game, record):
         raise games.GameError("the game changed while it was analysed: analyse it again")
-    marked = games.marked_dead(game)
-    dead = None if marked is None else [from_gtp(v, game.size) for v in marked]
+    dead = games.marked_dead_points(game)
     total = len(record.main_line_moves()) + 1
     active = Analysis.objects.filter(pk=analysis_id, status__in=[Status.PENDING, Status.RUNNING])
     active.update(status=Status.RUNNING, total=total)  # never over a status another run just set

@@ -22,6 +22,8 @@ from analysis.go.position import Position
 from analysis.go.rules import uses_superko
 from analysis.go.scoring import estimate_dead, score
 from analysis.review.analyze import game_positions
+from analysis.review.ended import ended
+from analysis.review.report import without_analysis
 from analysis.sgf import GameRecord, read_sgf, replay, write_sgf
 from frontend.models import Game
 from frontend.services.requester import Requester
@@ -179,7 +181,7 @@ def play(loaded: LoadedGame, color: str, vertex: str) -> None:
     point = from_gtp(vertex, game.size)
     position.play(point)
     loaded.record.add_move(COLORS[color], point)
-    if position.consecutive_passes() >= 2:
+    if ended(position):
         game.phase = Game.Phase.SCORING
         game.dead = [to_gtp(p, game.size) for p in sorted(estimate_dead(position))]
     _save_record(loaded)
@@ -247,13 +249,19 @@ def marked_dead(game: Game) -> list[str] | None:
     return list(game.dead)
 
 
+def marked_dead_points(game: Game) -> list[int] | None:
+    """Return :func:`marked_dead` as points (None stays None)."""
+    marked = marked_dead(game)
+    return None if marked is None else [from_gtp(v, game.size) for v in marked]
+
+
 def current_score(loaded: LoadedGame) -> dict | None:
     """Return the count with the marked dead stones while scoring or after a counted end."""
     game = loaded.game
-    dead = marked_dead(game)
+    dead = marked_dead_points(game)
     if dead is None:
         return None
-    counted = score(loaded.position, game.rules, [from_gtp(v, game.size) for v in dead])
+    counted = score(loaded.position, game.rules, dead)
     return {"black": counted.black, "white": counted.white, "result": counted.result(), "kind": counted.kind}
 
 
@@ -322,8 +330,8 @@ def timeline(record: GameRecord) -> dict:
     variations, k = 0, 0
     for node in record.main_line():
         k += node.has_move()
-        if node.comment:
-            comments[k] = f"{comments[k]}\n\n{node.comment}" if comments[k] else node.comment
+        if comment := without_analysis(node.comment):  # the players', not this site's analysis
+            comments[k] = f"{comments[k]}\n\n{comment}" if comments[k] else comment
         variations += max(0, len(node.children) - 1)
     return {"size": size, "komi": record.komi, "moves": moves, "boards": boards, "comments": comments,
             "variations": variations}
