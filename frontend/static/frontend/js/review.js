@@ -70,7 +70,7 @@ export function reviewPage(socket, { readOnly }) {
   };
 
   socket.on("state", () => {
-    $("status").textContent = `${review.last} moves. Use ← → Home End to navigate.`;
+    $("status").textContent = `${review.last} moves. Keys: ← → Home End to move, n and N to the next and previous mistake, [ ] feature planes.`;
     request();
   });
   socket.on("analysis", (m) => {
