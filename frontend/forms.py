@@ -25,7 +25,10 @@ class NewGameForm(forms.Form):
         label="Board size", choices=[(9, "9×9"), (13, "13×13"), (19, "19×19")], coerce=int, initial=9
     )
     handicap = forms.IntegerField(label="Handicap", min_value=0, max_value=9, initial=0)
-    komi = forms.FloatField(label="Komi", min_value=-50, max_value=50, initial=7.5)
+    komi = forms.FloatField(
+        label="Komi", min_value=-50, max_value=50, initial=7.5,
+        help_text="7.5 or 6.5 for an even game; a handicap game usually takes 0.5",
+    )
     rules = forms.ChoiceField(label="Rules", choices=Game.Rules.choices)
     bot_level = forms.ChoiceField(label="Bot level", initial="policy")
 
