@@ -48,7 +48,7 @@ class NewGameForm(forms.Form):
         data = super().clean()
         komi = data.get("komi")
         if komi is not None and (2 * komi) % 1:
-            self.add_error("komi", f"komi must be a whole or half point (7.5, 6, 0.5...), not {komi:g}")
+            self.add_error("komi", f"komi must be a whole or half point (7.5, 6, 0.5...), not {komi}")
         size, handicap = data.get("size"), data.get("handicap")
         if size and handicap is not None:
             top = max_fixed_handicap(size)

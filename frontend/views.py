@@ -124,7 +124,7 @@ def render_review(request: HttpRequest, game: Game, socket: str, shared: bool) -
         "socket": socket,
         "shared": shared,
         "share_link": link,
-        "timeline": games.timeline(record),
+        "timeline": {**games.timeline(record), "record": game_analysis.record_key(game, record)},
         "networks": _by_default(zoo, "next", record.size),
         "depths": depth.choices(),
         "backpred_networks": _by_default(zoo, "previous", record.size),

@@ -28,6 +28,7 @@ from analysis.features import get_feature_set
 from analysis.nets import checkpoint
 from analysis.nets.golois import GoloisConfig
 from analysis.nets.presets import build
+from analysis.sgf import read_sgf
 from tests.score_net import write_score_weights, write_zoo
 
 CHROMIUM = "/usr/bin/chromium"
@@ -93,14 +94,17 @@ class Site:
         with sqlite3.connect(self.database) as db:
             db.execute("UPDATE frontend_game SET sgf = ? WHERE id = ?", (sgf, game_id))
 
-    def add_analysis(self, game_id: int, results: list[dict]) -> None:
-        """Store a finished whole-game analysis of a game behind the site's back (made-up results)."""
+    def add_analysis(
+        self, game_id: int, results: list[dict], status: str = "done", record: str = "", error: str = ""
+    ) -> None:
+        """Store a whole-game analysis of a game behind the site's back (made-up results; ``record``:
+        its key, empty for one from before keys were kept)."""
         with sqlite3.connect(self.database) as db:
             db.execute(
                 "INSERT INTO frontend_analysis (game_id, status, cancel_requested, total, visits, results,"
                 " record_fingerprint, error, created, updated)"
-                " VALUES (?, 'done', 0, ?, 8, ?, '', '', datetime(), datetime())",
-                (game_id, len(results), json.dumps(results)),
+                " VALUES (?, ?, 0, ?, 8, ?, ?, ?, datetime(), datetime())",
+                (game_id, status, len(results), json.dumps(results), record, error),
             )
 
 
@@ -705,6 +709,21 @@ def test_the_records_comments_show_with_their_position_and_variations_are_named(
     page.keyboard.press("ArrowRight")
     comment = page.locator("#record-comment")
     assert comment.inner_text() == "" and not comment.is_visible()
+
+
+def test_a_failed_analysis_says_why_and_one_of_other_moves_does_not_block_the_next(page, site: Site) -> None:
+    upload(page, site, REVIEW_SGF)
+    game_id = int(page.url.rstrip("/").split("/")[-2])
+    current = read_sgf(REVIEW_SGF).fingerprint()
+    site.add_analysis(game_id, [], status="failed", record=current, error="the network failed")
+    page.reload()
+    status_starts(page, "The last analysis failed: the network failed.")
+    assert page.locator("#analyze-game").is_enabled()
+    site.add_analysis(game_id, [], status="running", record="0" * 64)  # of moves since undone
+    page.reload()
+    status_starts(page, "7 moves.")  # not shown as running
+    page.click("#analyze-game")
+    status_starts(page, "Analysis complete.", timeout=60000)
 
 
 def made_up_entry(k: int, black: float, played: str | None, best: str) -> dict:

@@ -10,7 +10,7 @@ from asgiref.sync import sync_to_async
 from django.db import connections
 
 from frontend.models import Analysis, Game
-from frontend.services import board, dispatch, engine
+from frontend.services import board, dispatch, engine, game_analysis, games
 from tests.score_net import NAME as SCORE_NET
 from tests.score_net import write_score_weights, write_zoo
 from tests.web_helpers import connect, make_game, new_session, receive_until
@@ -258,10 +258,13 @@ def test_the_depth_picked_sets_the_visits_of_the_position_and_of_the_whole_game(
         ws = await connect(game.pk, key)
         await receive_until(ws, is_state)
         await ws.send_json_to({"type": "analyze", "move_number": 1, "depth": "fast"})
-        assert (await receive_until(ws, lambda m: m["type"] == "analysis"))["visits"] == 2  # 8 / 4
+        fast = await receive_until(ws, lambda m: m["type"] == "analysis")
+        assert fast["visits"] == fast["max_visits"] == 2  # 8 / 4
         await ws.send_json_to({"type": "analyze_game", "depth": "deep"})
         progress = [await receive_until(ws, lambda m: m["type"] == "progress") for _ in range(3)]
         assert [p["entry"]["visits"] for p in progress] == [20, 20, 20]  # 4 x 8, capped at 20
+        record = game_analysis.record_key(game, games.record_of(game))
+        assert {p["record"] for p in progress} == {record}  # the page drops other records' messages
         await receive_until(ws, lambda m: m["type"] == "analysis_done")
         await ws.disconnect()
 

@@ -7,7 +7,7 @@ from django.utils import timezone
 
 from analysis.review.report import mistakes
 from analysis.sgf import write_sgf
-from frontend.models import Analysis, Game
+from frontend.models import Analysis, Game, Job
 from frontend.services import board, game_analysis, games
 from tests.test_review import FavouriteEvaluator
 from tests.web_helpers import make_game
@@ -112,11 +112,12 @@ def test_analyses_left_running_by_an_earlier_process_are_cancelled_with_their_po
     assert fresh.cancel_requested
 
 
-def test_an_analysis_belongs_to_the_record_it_analysed_and_stops_when_the_game_changes() -> None:
+def test_an_analysis_belongs_to_the_record_it_analysed_and_stops_when_the_game_changes(settings) -> None:
+    settings.GOWEB_MAX_GAME_ANALYSES = 1
     game = make_game("owner")
     board.human_move(game.pk, "E5")
     games.play(games.load(Game.objects.get(pk=game.pk)), "W", "C3")
-    analysis_id, _ = board.start_game_analysis(game.pk)
+    analysis_id, _ = board.start_game_analysis(game.pk, "session:o")
     game_analysis.run_chunk(analysis_id, FavouriteEvaluator(0), chunk=2)  # 2 of the 3 positions
     assert board.analysis_state(game.pk)["results"] and board.search_choices(game.pk)
     board.undo(game.pk)
@@ -126,8 +127,10 @@ def test_an_analysis_belongs_to_the_record_it_analysed_and_stops_when_the_game_c
     assert board.analysis_state(game.pk) is None and board.search_choices(game.pk) == []
     board.undo(game.pk)
     board.human_move(game.pk, "D6")
-    running = board.start_game_analysis(game.pk)[0]  # while the outdated one still reads as running
+    # while the outdated one still reads as running and holds the user's one slot
+    running = board.start_game_analysis(game.pk, "session:o")[0]
     assert Analysis.objects.get(pk=analysis_id).status == "cancelled"
+    assert [job.payload for job in Job.objects.all()] == [{"analysis": running}]
     Analysis.objects.filter(pk=running).delete()
     board.undo(game.pk)
     board.human_move(game.pk, "E5")  # back to the analysed moves, with a comment: still the same game
@@ -136,6 +139,18 @@ def test_an_analysis_belongs_to_the_record_it_analysed_and_stops_when_the_game_c
     record.root.set_comment("a comment added since")
     Game.objects.filter(pk=game.pk).update(sgf=write_sgf(record).decode())
     assert len(board.analysis_state(game.pk)["results"]) == 2
+
+
+def test_a_failed_analysis_tells_its_board_which_analysis_of_which_record_failed(monkeypatch) -> None:
+    analysis = review_analysis()
+    Analysis.objects.filter(pk=analysis.pk).update(record_fingerprint="f" * 64)
+    heard: list[tuple[int, dict]] = []
+    monkeypatch.setattr(game_analysis.notify, "to_group", lambda game_id, m: heard.append((game_id, m)))
+    game_analysis.fail(analysis.pk, RuntimeError("the network failed"))
+    failed = {"type": "analysis_failed", "analysis": analysis.pk, "record": "f" * 64,
+              "message": "analysis failed: the network failed"}
+    assert heard == [(analysis.game_id, failed)]
+    assert board.analysis_state(analysis.game_id) is None  # that record is not the game's
 
 
 def test_an_analysis_that_failed_after_its_game_was_deleted_has_nobody_to_tell() -> None:

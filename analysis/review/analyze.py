@@ -220,12 +220,13 @@ def answer_query(
     root_net: Network | None = None,
 ) -> dict:
     """Return the ``analysis`` message answering ``query`` (see ``docs/protocol.md``):
-    :func:`position_analysis` with ``type`` and ``move_number``, the ``ladders`` overlay (or
-    None), the ``backpred`` heatmap (None without a back-prediction network or a move), and
-    ``root_net``'s :func:`root_judgement` (``score_stdev``, and ``ownership`` when the query asks).
-    ``policy_net`` gives the candidates and policy instead of the evaluator's network (a
-    next-move network without a value head, whose win rates come from ``evaluator``).  With
-    ``query.count_ended``, a position that two passes ended is counted instead of searched
+    :func:`position_analysis` with ``type``, ``move_number`` and ``max_visits`` (the budget
+    asked), the ``ladders`` overlay (or None), the ``backpred`` heatmap (None without a
+    back-prediction network or a move), and ``root_net``'s :func:`root_judgement`
+    (``score_stdev``, and ``ownership`` when the query asks).  ``policy_net`` gives the
+    candidates and policy instead of the evaluator's network (a next-move network without a
+    value head, whose win rates come from ``evaluator``).  With ``query.count_ended``, a position
+    that two passes ended is counted instead of searched
     (:func:`analysis.review.ended.counted_analysis`, whose ownership is the count's).
 
     Raises ValueError for a query whose position cannot be built, and whatever the evaluator raises.
@@ -250,6 +251,7 @@ def answer_query(
     return {
         "type": "analysis",
         "move_number": query.move_number,
+        "max_visits": query.visits,
         **analysis,
         "ladders": ladder.overlay(position) if query.ladders else None,
         "backpred": heatmap,

@@ -17,7 +17,8 @@ MISTAKE_LOSS = 0.05  # a move losing at least this much win rate is called a mis
 _OWN_LINE = re.compile(
     r"Black win rate: \d+\.\d%( \(\d+ visits\))?|Score lead: [BW]\+\d+\.\d"
     r"|Mistake: lost \d+\.\d%( and -?\d+\.\d points)?; best was \S+"
-    r"|Two passes ended the game: counted \S+ by \w+|Candidates for [BW]: .*"
+    r"|Two passes ended the game: counted \S+ by \w+"
+    r"|Candidates for [BW]: ([A-HJ-Z]\d{1,2}|pass) \d+\.\d%(, ([A-HJ-Z]\d{1,2}|pass) \d+\.\d%)*"
     r"|Search's choice: \S+|Played \S+: policy rank \d+"
 )
 

@@ -228,12 +228,15 @@ def start_game_analysis(
     CapReached when ``owner`` has as many whole-game analyses queued or running as allowed.
     """
     visits = depths.visits(depth)
-    with transaction.atomic():
-        game = Game.objects.get(pk=game_id)
-        key = game_analysis.record_key(game, games.record_of(game))
+    game = Game.objects.get(pk=game_id)
+    key = game_analysis.record_key(game, games.record_of(game))
+    with transaction.atomic():  # first, on its own: an analysis of moves since undone or added
         active = game.analyses.filter(status__in=[Analysis.Status.PENDING, Analysis.Status.RUNNING])
-        # an analysis of moves since undone or added: it would stop at its next chunk anyway
-        active.exclude(record_fingerprint=key).update(status=Analysis.Status.CANCELLED, cancel_requested=True)
+        outdated = list(active.exclude(record_fingerprint=key).values_list("pk", flat=True))
+        cancelled = {"status": Analysis.Status.CANCELLED, "cancel_requested": True}
+        Analysis.objects.filter(pk__in=outdated).update(**cancelled)
+        jobs.release_game_analyses(game_id, outdated)
+    with transaction.atomic():
         if active.exists():
             raise games.GameError("an analysis of this game is already running")
         analysis = Analysis.objects.create(game=game, visits=visits, record_fingerprint=key)
@@ -269,6 +272,8 @@ def analysis_state(game_id: int) -> dict | None:
         "status": latest.status,
         "total": latest.total,
         "visits": latest.visits,
+        "record": latest.record_fingerprint,
+        "error": latest.error,
         "results": latest.results,
         **ranked_mistakes(latest.results),
     }

@@ -78,7 +78,7 @@ def run_chunk(analysis_id: int, evaluator: Evaluator, chunk: int) -> ChunkOutcom
     start = len(analysis.results)
     if not analysis.active:
         return ChunkOutcome(analysis.status, start)
-    game_id, visits = analysis.game_id, analysis.visits
+    game_id, visits, key = analysis.game_id, analysis.visits, analysis.record_fingerprint
     game = analysis.game
     record = read_sgf(game.sgf)
     superko = uses_superko(game.rules)
@@ -95,7 +95,7 @@ def run_chunk(analysis_id: int, evaluator: Evaluator, chunk: int) -> ChunkOutcom
         if Analysis.objects.filter(pk=analysis_id, cancel_requested=True).exists():
             if not _save(analysis_id, start, new, Status.CANCELLED):
                 return ChunkOutcome("superseded", start)
-            cancelled = {"type": "analysis_cancelled", "analysis": analysis_id, "done": k,
+            cancelled = {"type": "analysis_cancelled", "analysis": analysis_id, "record": key, "done": k,
                          **ranked_mistakes(Analysis.objects.get(pk=analysis_id).results)}
             return ChunkOutcome(Status.CANCELLED, k, game_id=game_id, last_message=cancelled)
         entry = game_entry(position, next_move, k, evaluator, visits, game.rules,
@@ -103,7 +103,8 @@ def run_chunk(analysis_id: int, evaluator: Evaluator, chunk: int) -> ChunkOutcom
         new.append(entry)
         notify.to_group(
             game_id,
-            {"type": "progress", "analysis": analysis_id, "done": k + 1, "total": total, "entry": entry},
+            {"type": "progress", "analysis": analysis_id, "record": key, "done": k + 1, "total": total,
+             "entry": entry},
         )
     done = start + len(new)
     status = Status.DONE if done == total else Status.RUNNING
@@ -112,7 +113,7 @@ def run_chunk(analysis_id: int, evaluator: Evaluator, chunk: int) -> ChunkOutcom
     if status != Status.DONE:
         return ChunkOutcome(status, done, more=True)
     results = Analysis.objects.get(pk=analysis_id).results
-    finished = {"type": "analysis_done", "analysis": analysis_id, **ranked_mistakes(results)}
+    finished = {"type": "analysis_done", "analysis": analysis_id, "record": key, **ranked_mistakes(results)}
     return ChunkOutcome(status, done, game_id=game_id, last_message=finished)
 
 
@@ -158,9 +159,11 @@ def stop_all() -> int:
 
 
 def fail(analysis_id: int, exc: Exception) -> None:
-    """Mark the analysis failed with ``exc``'s message and tell its board."""
+    """Mark the analysis failed with ``exc``'s message and tell its board (``analysis_failed``)."""
     Analysis.objects.filter(pk=analysis_id).update(status=Status.FAILED, error=str(exc))
-    game_id = Analysis.objects.filter(pk=analysis_id).values_list("game_id", flat=True).first()
-    if game_id is None:  # deleted with its game meanwhile: nobody to tell
+    row = Analysis.objects.filter(pk=analysis_id).values("game_id", "record_fingerprint").first()
+    if row is None:  # deleted with its game meanwhile: nobody to tell
         return
-    notify.to_group(game_id, {"type": "error", "message": f"analysis failed: {exc}"})
+    failed = {"type": "analysis_failed", "analysis": analysis_id, "record": row["record_fingerprint"],
+              "message": f"analysis failed: {exc}"}
+    notify.to_group(row["game_id"], failed)

@@ -129,6 +129,13 @@ def release(job_id: int) -> None:
     Job.objects.filter(pk=job_id).delete()
 
 
+def release_game_analyses(game_id: int, analysis_ids: list[int]) -> int:
+    """Free the slots of the whole-game analyses ``analysis_ids`` of game ``game_id`` (cancelled
+    outright: their tasks find their job gone at their next chunk); return how many."""
+    held = Job.objects.filter(kind=Kind.GAME, game_id=game_id, payload__analysis__in=analysis_ids)
+    return held.delete()[0]
+
+
 def forget_before(moment: datetime) -> int:
     """Delete the jobs queued before ``moment`` and return how many there were: the in-process
     runner's jobs die with the process that ran them, so a new process forgets the earlier ones."""

@@ -24,6 +24,13 @@ const networks = () => ({
   depth: $("depth").value,
 });
 
+/** Whether analysis `m` answers the menus as they are now (its depth's visits, its network). */
+function askedNow(m) {
+  const visits = Number($("depth").selectedOptions[0].dataset.visits);
+  const network = $("network").value;
+  return m.max_visits === visits && (!network || m.network === network);
+}
+
 /**
  * Whether the analysis of the move shown is still to ask: none came, or it lacks the ownership map
  * that the Territory toggle wants (the map is null, not missing, when the network has none).
@@ -74,6 +81,7 @@ export function reviewPage(socket, { readOnly }) {
     request();
   });
   socket.on("analysis", (m) => {
+    if (!askedNow(m)) return; // an answer to menus since changed: their answer is on its way
     review.keep(m);
     if (m.move_number === review.k) render();
   });

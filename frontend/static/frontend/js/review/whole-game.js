@@ -9,6 +9,13 @@
 import { $ } from "../dom.js";
 import { bindMistakes, showMistakes } from "./mistakes.js";
 
+/** A list item saying `text`. */
+function listItem(text) {
+  const li = document.createElement("li");
+  li.textContent = text;
+  return li;
+}
+
 /** The status line of an analysis cancelled after `done` positions: its mistakes are theirs. */
 const cancelledText = (done) =>
   done
@@ -35,8 +42,19 @@ export function followWholeGameAnalysis(socket, review, { render, showGraph, go,
     $("progress").max = max;
     $("progress").value = value;
   };
-  socket.on("analysis_started", () => setAnalysing(true));
+  /** Whether message `m` is about an analysis of the game as the page shows it (not of moves since
+   * undone or added, whose analysis may still be running). */
+  const ours = (m) => !m.record || m.record === review.timeline.record;
+  socket.on("analysis_started", () => {
+    review.entries.length = 0;
+    review.mistakes = null;
+    $("mistakes").replaceChildren(listItem("The analysis is running: its mistakes come when it ends."));
+    status("Analysis started: its first position comes in a moment…");
+    setAnalysing(true);
+    render();
+  });
   socket.on("progress", (m) => {
+    if (!ours(m)) return;
     setAnalysing(true);
     review.entries[m.entry.move_number] = m.entry;
     setProgress(m.total, m.done);
@@ -49,14 +67,21 @@ export function followWholeGameAnalysis(socket, review, { render, showGraph, go,
     showMistakes(review, go);
   };
   socket.on("analysis_done", (m) => {
+    if (!ours(m)) return;
     setAnalysing(false);
     status("Analysis complete.");
     keepMistakes(m);
   });
   socket.on("analysis_cancelled", (m) => {
+    if (!ours(m)) return;
     setAnalysing(false);
     status(cancelledText(m.done));
     if (m.done) keepMistakes(m);
+  });
+  socket.on("analysis_failed", (m) => {
+    if (!ours(m)) return;
+    setAnalysing(false);
+    status(`${m.message[0].toUpperCase()}${m.message.slice(1)}.`);
   });
   socket.on("cancelling", () => status("Cancelling…"));
   socket.on("analysis_state", (m) => {
@@ -66,6 +91,7 @@ export function followWholeGameAnalysis(socket, review, { render, showGraph, go,
     setProgress(Math.max(m.total, 1), m.results.length);
     setAnalysing(m.status === "pending" || m.status === "running");
     if (m.status === "cancelled") status(cancelledText(m.results.length));
+    if (m.status === "failed") status(`The last analysis failed: ${m.error}.`);
     if (m.results.length) keepMistakes(m);
     render();
   });
