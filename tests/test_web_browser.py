@@ -43,6 +43,9 @@ LADDER_SGF = "(;GM[1]FF[4]SZ[9]KM[7.5]AB[bg][ch][dh]AW[cg]PL[B];B[ee];W[cc])"
 REVIEW_SGF = "(;GM[1]FF[4]SZ[9]KM[7.5]RE[B+R];B[ee];W[cc];B[gc];W[cg];B[gg];W[dd];B[ge])"
 
 
+NOW_MS = "strftime('%Y-%m-%d %H:%M:%f')"  # SQLite's time now, to the millisecond
+
+
 class Site:
     """The site served by daphne from a subprocess; ``restart`` stops and starts it on the same port."""
 
@@ -103,7 +106,7 @@ class Site:
             db.execute(
                 "INSERT INTO frontend_analysis (game_id, status, cancel_requested, total, visits, results,"
                 " record_fingerprint, error, created, updated)"
-                " VALUES (?, ?, 0, ?, 8, ?, ?, ?, datetime(), datetime())",
+                f" VALUES (?, ?, 0, ?, 8, ?, ?, ?, {NOW_MS}, {NOW_MS})",  # one after the other: in order
                 (game_id, status, len(results), json.dumps(results), record, error),
             )
 
