@@ -178,10 +178,10 @@ def game_entry(
     passes the record plays on from are searched like any position."""
     size = position.size
     if next_move is None and ended(position):
-        return {"move_number": move_number, **counted_analysis(position, rules, dead), "played": None,
-                "played_rank": None}
-    analysis = position_analysis(position, evaluator, visits, include_policy=True)
-    policy = np.asarray(analysis.pop("policy"))
+        analysis = counted_analysis(position, rules, dead)
+    else:
+        analysis = position_analysis(position, evaluator, visits, include_policy=True)
+        policy = np.asarray(analysis.pop("policy"))
     entry = {"move_number": move_number, **analysis, "played": None, "played_rank": None}
     if next_move is not None:
         _, point = next_move

@@ -51,14 +51,12 @@ def counted_analysis(
     count = score(position, rules, dead)
     mover = position.to_play
     lead = count.margin * mover  # BLACK = 1, WHITE = -1
-    winrate = 0.5 if lead == 0 else float(lead > 0)
-    black = count.margin
     analysis = {
         "to_play": "B" if mover == BLACK else "W",
-        "winrate": winrate,
-        "black_winrate": 0.5 if black == 0 else float(black > 0),
+        "winrate": _won(lead),
+        "black_winrate": _won(count.margin),
         "score_lead": lead,
-        "black_score_lead": black,
+        "black_score_lead": count.margin,
         "visits": 0,
         "best": None,
         "candidates": [],
@@ -71,3 +69,8 @@ def counted_analysis(
     if policy is not None:
         analysis["policy"] = [round(float(p), 5) for p in policy]
     return analysis
+
+
+def _won(margin: float) -> float:
+    """Return the win rate a counted ``margin`` gives: 1 ahead, 0 behind, 0.5 for a draw."""
+    return 0.5 if margin == 0 else float(margin > 0)

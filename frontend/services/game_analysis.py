@@ -18,7 +18,7 @@ from analysis.go.rules import uses_superko
 from analysis.mcts import Evaluator
 from analysis.review.analyze import game_entry, game_positions
 from analysis.review.report import ranked_mistakes
-from analysis.sgf import GameRecord, read_sgf
+from analysis.sgf import GameRecord
 from frontend.models import Analysis, Game
 from frontend.services import games, notify
 
@@ -80,7 +80,7 @@ def run_chunk(analysis_id: int, evaluator: Evaluator, chunk: int) -> ChunkOutcom
         return ChunkOutcome(analysis.status, start)
     game_id, visits, key = analysis.game_id, analysis.visits, analysis.record_fingerprint
     game = analysis.game
-    record = read_sgf(game.sgf)
+    record = games.record_of(game)
     superko = uses_superko(game.rules)
     if not is_current(analysis, game, record):
         raise games.GameError("the game changed while it was analysed: analyse it again")
@@ -98,8 +98,7 @@ def run_chunk(analysis_id: int, evaluator: Evaluator, chunk: int) -> ChunkOutcom
             cancelled = {"type": "analysis_cancelled", "analysis": analysis_id, "record": key, "done": k,
                          **ranked_mistakes(Analysis.objects.get(pk=analysis_id).results)}
             return ChunkOutcome(Status.CANCELLED, k, game_id=game_id, last_message=cancelled)
-        entry = game_entry(position, next_move, k, evaluator, visits, game.rules,
-                           dead if next_move is None else None)
+        entry = game_entry(position, next_move, k, evaluator, visits, game.rules, dead)
         new.append(entry)
         notify.to_group(
             game_id,
