@@ -11,7 +11,7 @@ from django.db.models import Q, QuerySet
 
 from analysis.bot.levels import LEVELS
 from analysis.go.handicap import max_fixed_handicap
-from analysis.go.rules import MAX_KOMI, rules_kind, uses_superko
+from analysis.go.rules import MAX_KOMI, rules_kind
 from analysis.sgf import GameRecord, SgfError, read_sgf, replay
 from frontend.models import Game
 from frontend.services import engine
@@ -27,7 +27,8 @@ class NewGameForm(forms.Form):
     handicap = forms.IntegerField(label="Handicap", min_value=0, max_value=9, initial=0)
     komi = forms.FloatField(
         label="Komi", min_value=-50, max_value=50, initial=7.5,
-        help_text="7.5 or 6.5 for an even game; a handicap game usually takes 0.5",
+        help_text="7.5 or 6.5 for an even game; a handicap game usually takes 0.5, and under Chinese "
+                  "rules White also gets a point for each handicap stone at the count",
     )
     rules = forms.ChoiceField(label="Rules", choices=Game.Rules.choices)
     bot_level = forms.ChoiceField(label="Bot level", initial="policy")
@@ -91,7 +92,7 @@ class ReviewForm(forms.Form):
             if abs(record.komi) > MAX_KOMI:
                 raise SgfError(f"komi {record.komi:g} is out of range: at most {MAX_KOMI} either way",
                                kind="bad_property", source=source, where="root node")
-            replay(record, check_setup=True, superko=uses_superko(rules))
+            replay(record, check_setup=True, rules=rules)
         except SgfError as e:
             message = str(e)
             if e.kind == "illegal_move" and "reason: superko" in message and not record.rules:

@@ -29,7 +29,6 @@ from django.db import OperationalError
 
 from analysis.go.coords import to_gtp
 from analysis.go.position import Position
-from analysis.go.rules import uses_superko
 from analysis.review import compare
 from analysis.review.analyze import answer_query
 from analysis.review.estimate import estimate
@@ -202,7 +201,7 @@ def compare_networks(
             loaded = Game.objects.get(pk=game_id)
             networks = {name: engine.network(name) for name in names}
             result = compare.compare_networks(
-                games.record_of(loaded), networks, uses_superko(loaded.rules), board.search_choices(game_id)
+                games.record_of(loaded), networks, loaded.rules, board.search_choices(game_id)
             )
     except Withdrawn:
         return {"skipped": "the request was withdrawn"}

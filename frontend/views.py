@@ -98,7 +98,7 @@ def play(request: HttpRequest, pk: int) -> HttpResponse:
     game = session_game(request, pk)
     if game.kind != Game.Kind.PLAY:
         return redirect("frontend:review", pk=pk)
-    return render(request, "frontend/play.html", {"game": game})
+    return render(request, "frontend/play.html", {"game": game, "handicap_bonus": games.handicap_bonus(game)})
 
 
 @require_safe
@@ -121,6 +121,7 @@ def render_review(request: HttpRequest, game: Game, socket: str, shared: bool) -
         link = request.build_absolute_uri(reverse("frontend:shared", args=[game.share_token]))
     context = {
         "game": game,
+        "handicap_bonus": games.handicap_bonus(game),
         "socket": socket,
         "shared": shared,
         "share_link": link,

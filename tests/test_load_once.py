@@ -78,7 +78,7 @@ def test_a_review_replays_once_then_plays_forward(monkeypatch: pytest.MonkeyPatc
         return replay(*args, **kwargs)
 
     monkeypatch.setattr(analyze, "replay", counting)
-    positions = list(analyze.game_positions(record, start=1, superko=True))
+    positions = list(analyze.game_positions(record, start=1, rules="chinese"))
     assert replays == [1]
     assert [len(p.moves) for p, _ in positions] == [1, 2, 3, 4]
     assert [p.superko for p, _ in positions] == [True] * 4

@@ -16,10 +16,11 @@ import torch
 from analysis.bot.levels import LEVELS, get_level
 from analysis.bot.load import load_bot
 from analysis.bot.player import Bot
-from analysis.bot.resign import handicap_stones, resign_threshold
+from analysis.bot.resign import resign_threshold
 from analysis.features import get_feature_set
 from analysis.go.coords import BLACK, WHITE, from_gtp
 from analysis.go.handicap import fixed_handicap_points
+from analysis.go.komi import handicap_stones
 from analysis.go.position import Position
 from analysis.gtp.engine import GtpEngine
 from analysis.mcts.candidates import candidate_moves
@@ -160,14 +161,15 @@ def test_white_in_a_handicap_game_plays_on_with_a_low_win_rate_and_keeps_the_kom
     assert [bot.choose(even).move is None for _ in range(3)] == [False, False, True]
 
 
-def test_gtp_genmove_as_white_after_a_fixed_handicap_searches_the_handicap_position() -> None:
+def test_gtp_genmove_as_white_after_a_fixed_handicap_searches_the_handicap_with_whites_bonus() -> None:
     bot = mcts(evaluator=FixedEvaluator(black_wins=0.98))
     engine = GtpEngine(size=9, bot=bot)
     for line in ("komi 0.5", "fixed_handicap 4", "genmove w", "play b E5", "genmove w", "genmove w"):
         reply = engine.respond(line)
         assert reply.startswith("= ") and "resign" not in reply, (line, reply)
     searched = bot.search_at(engine.position).position
-    assert searched.komi == 0.5 and handicap_stones(searched) == 4 and len(searched.moves) == 4
+    # Chinese rules (the engine's default) give White a point for each handicap stone
+    assert searched.komi == 4.5 and handicap_stones(searched) == 4 and len(searched.moves) == 4
 
 
 def test_whites_resign_threshold_rises_back_as_the_handicap_game_goes_on() -> None:

@@ -2,20 +2,11 @@
 
 from __future__ import annotations
 
-from analysis.go.coords import BLACK, WHITE
-from analysis.go.position import Move, Position
+from analysis.go.coords import WHITE
+from analysis.go.komi import handicap_stones
+from analysis.go.position import Position
 
 BLEND_MOVES = 0.6  # of the board's points: the moves over which White's lower bar rises back
-
-
-def handicap_stones(position: Position) -> int:
-    """Return the black stones set up before the first move, net of white ones (0 if none)."""
-    stones = 0
-    for step in position.steps:
-        if isinstance(step, Move):
-            break
-        stones += step.colors.count(BLACK) - step.colors.count(WHITE)
-    return max(0, stones)
 
 
 def resign_threshold(threshold: float, position: Position) -> float:

@@ -1,16 +1,26 @@
-"""Rule sets by name: how a game is scored and which repetitions its ko rule forbids.
+"""Rule sets by name: how a game is scored, which repetitions its ko rule forbids, and what White
+gets for Black's handicap stones.
 
-=====================  ========  =======================================
-names                  scoring   ko
-=====================  ========  =======================================
-chinese, area, aga,    area      positional superko: no earlier position
-tromp-taylor, nz and             may recur
-KataGo's other area
-names (bga, ing...)
-japanese, korean,      territory simple ko: no immediate retake
+=====================  ========  ===================================  ==================
+names                  scoring   ko                                   White's handicap
+                                                                      bonus (N stones)
+=====================  ========  ===================================  ==================
+chinese, chinese-ogs,  area      positional superko: no earlier       N
+chinese-kgs                      position may recur
+aga, aga-button,       area      positional superko                   N - 1
+bga, french
+tromp-taylor, nz,      area      positional superko                   0
+ing, goe, stone-
+scoring, ancient-area,
+area
+japanese, korean,      territory simple ko: no immediate retake       0
 territory, ancient-
 territory
-=====================  ========  =======================================
+=====================  ========  ===================================  ==================
+
+The handicap bonus is KataGo's ``whiteHandicapBonus``: under area scoring every stone counts, so
+rules that give Black free stones give White a point back for each (Chinese), or for each but
+the first, which stands for the first move White gives up (AGA).
 
 A name is read in any case, with or without hyphens, underscores and spaces (``tromp-taylor``,
 ``tromp_taylor`` and ``TrompTaylor`` are one name), as KataGo reads them.  Unknown names are
@@ -24,6 +34,8 @@ MAX_KOMI = 150  # the largest komi (either sign) a game may have: KataGo's analy
 AREA_RULES = {"chinese", "area", "tromptaylor", "aga", "nz", "newzealand", "chineseogs", "chinesekgs",
               "bga", "agabutton", "stonescoring", "french", "goe", "ing", "ancientarea"}
 TERRITORY_RULES = {"japanese", "korean", "territory", "ancientterritory"}
+BONUS_N_RULES = {"chinese", "chineseogs", "chinesekgs"}
+BONUS_N_MINUS_ONE_RULES = {"aga", "agabutton", "bga", "french"}
 
 
 def canonical(rules: str) -> str:
@@ -50,3 +62,16 @@ def rules_kind(rules: str) -> str:
 def uses_superko(rules: str) -> bool:
     """Return whether ``rules`` forbid any repetition of a position (area rules) or only simple ko."""
     return rules_kind(rules) == "area"
+
+
+def white_handicap_bonus(rules: str, stones: int) -> int:
+    """Return the points White gets under ``rules`` for ``stones`` handicap stones (the table above).
+
+    ``stones`` is 0 for an even game; the bonus is never negative.
+    """
+    name = canonical(rules)
+    if name in BONUS_N_RULES:
+        return stones
+    if name in BONUS_N_MINUS_ONE_RULES:
+        return max(0, stones - 1)
+    return 0

@@ -84,9 +84,10 @@ def clear_board(engine: GtpEngine, args: list[str]) -> str:
 
 
 def komi(engine: GtpEngine, args: list[str]) -> str:
-    """Set the komi; raises CommandError (syntax error) if the argument is not a number."""
+    """Set the komi (White's handicap bonus under the rules comes on top, as in KataGo); raises
+    CommandError (syntax error) if the argument is not a number."""
     engine.komi = float_arg(args, 0, SYNTAX)
-    engine.position.komi = engine.komi
+    engine.count_komi()
     return ""
 
 

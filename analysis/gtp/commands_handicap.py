@@ -27,6 +27,7 @@ def _place(engine: GtpEngine, points: list[int]) -> str:
     """Put black stones on ``points`` as the handicap, white to play; return their vertices."""
     engine.position.setup(black=points, to_play=WHITE)
     engine.handicap = len(points)
+    engine.count_komi()
     return " ".join(to_gtp(p, engine.position.size) for p in points)
 
 

@@ -61,19 +61,26 @@ def moves_before(game: GameRecord, until: str | None) -> int | None:
     return points.index(stop) if stop in points else None
 
 
-def load_position(game: GameRecord, upto: int | None, superko: bool) -> Position:
-    """Return the position after ``upto`` main-line moves (None: all), stopping before an illegal move.
+def game_komi(game: GameRecord) -> float:
+    """Return the record's komi; without KM, GNU Go's: 5.5, or 0.5 in a handicap game."""
+    if game.root.get("KM") is None:
+        return 5.5 if game.handicap == 0 else 0.5
+    return game.komi
 
-    The komi and colour to move follow GNU Go (see the module docstring).
+
+def load_position(game: GameRecord, upto: int | None, rules: str) -> Position:
+    """Return the position after ``upto`` main-line moves (None: all), stopping before an illegal move,
+    under ``rules`` (their ko rule; its komi is the record's, without a handicap bonus).
+
+    The colour to move follows GNU Go (see the module docstring).
     """
     try:
-        position = replay(game, upto, superko=superko)
+        position = replay(game, upto, rules=rules)
     except SgfError as e:
         if e.kind != "illegal_move" or e.move_number is None:
             raise
-        position = replay(game, e.move_number - 1, superko=superko)
-    if game.root.get("KM") is None:
-        position.komi = 5.5 if game.handicap == 0 else 0.5
+        position = replay(game, e.move_number - 1, rules=rules)
+    position.komi = game_komi(game)
     no_moves = not game.main_line_moves()
     if no_moves and game.handicap > 1 and all(node.get("PL") is None for node in game.main_line()):
         position.to_play = WHITE
@@ -91,12 +98,13 @@ def loadsgf(engine: GtpEngine, args: list[str]) -> str:
     if game.handicap > game.size * game.size - 1:
         raise CommandError(f"cannot load '{filename}'")
     try:
-        position = load_position(game, moves_before(game, args[1] if len(args) > 1 else None), engine.superko)
+        position = load_position(game, moves_before(game, args[1] if len(args) > 1 else None), engine.rules)
     except SgfError:
         raise CommandError(f"cannot load '{filename}'") from None
     engine.position = position
     engine.komi = position.komi
     engine.handicap = game.handicap
+    engine.count_komi()
     return color_name(position.to_play)
 
 
@@ -113,7 +121,7 @@ def game_record(engine: GtpEngine) -> GameRecord:
     position = engine.position
     game = GameRecord.new(
         position.size,
-        position.komi,
+        engine.komi,
         handicap=engine.handicap,
         rules=engine.rules.capitalize(),
         source="printsgf",

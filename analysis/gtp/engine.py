@@ -24,6 +24,7 @@ from typing import TextIO
 
 from analysis.bot.levels import get_level
 from analysis.bot.player import Bot
+from analysis.go.komi import counted_komi
 from analysis.go.position import Position
 from analysis.go.rules import uses_superko
 from analysis.gtp import (
@@ -133,6 +134,11 @@ class GtpEngine:
         Raises CoordinateError for an unsupported size.
         """
         return Position(size, self.komi, superko=self.superko)
+
+    def count_komi(self) -> None:
+        """Give the position the engine's komi plus White's handicap bonus under the engine's rules
+        (:func:`analysis.go.komi.counted_komi`): what its count, search and network use."""
+        self.position.komi = counted_komi(self.komi, self.rules, self.position)
 
     def clear(self, size: int | None = None) -> None:
         """Empty the board (resized to ``size`` if given) and forget moves and handicap.

@@ -134,17 +134,17 @@ def move_rank(policy: np.ndarray, point: int) -> int:
 
 
 def game_positions(
-    record: GameRecord, start: int = 0, superko: bool = False
+    record: GameRecord, start: int = 0, rules: str | None = None
 ) -> Iterator[tuple[Position, tuple[int, int] | None]]:
     """Yield (position after k moves, the next move played or None) for k = start..number of moves.
 
     The record is replayed once, up to ``start`` (setup stones as :func:`analysis.sgf.replay`
-    applies them), then played forward one move at a time; each position yielded is a copy,
-    the caller's to keep.  Raises SgfError (kind ``illegal_move``) for an illegal move (the site
-    checks records when it stores them).
+    applies them, with ``rules`` as it takes them), then played forward one move at a time; each
+    position yielded is a copy, the caller's to keep.  Raises SgfError (kind ``illegal_move``) for
+    an illegal move (the site checks records when it stores them).
     """
     moves = record.main_line_moves()
-    position = replay(record, upto=start, superko=superko)
+    position = replay(record, upto=start, rules=rules)
     for k in range(start, len(moves) + 1):
         yield position.copy(), (moves[k] if k < len(moves) else None)
         if k < len(moves):

@@ -86,7 +86,7 @@ def _net_info(policy: np.ndarray, played: int | None, size: int) -> dict:
 def compare_networks(
     record: GameRecord,
     networks: Mapping[str, Network],
-    superko: bool = False,
+    rules: str | None = None,
     search_best: Sequence[str | None] = (),
 ) -> dict:
     """Return the comparison of ``networks`` (name -> next-move network) on the main line of ``record``.
@@ -108,7 +108,7 @@ def compare_networks(
     if not networks:
         raise ValueError("no networks to compare")
     size = record.size
-    replayed = list(game_positions(record, superko=superko))
+    replayed = list(game_positions(record, rules=rules))
     positions = [p for p, _ in replayed]
     policies = {name: net.predict(positions).policy for name, net in networks.items()}  # batched by the net
     tallies = {name: _Tally() for name in networks}

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 
 from analysis.go.coords import BLACK, WHITE, from_gtp, parse_color, to_gtp
+from analysis.go.komi import counted_komi
 from analysis.go.position import IllegalMoveError, Position
 from analysis.go.rules import uses_superko
 
@@ -66,12 +67,15 @@ class PositionQuery:
         return uses_superko(self.rules)
 
     def position(self) -> Position:
-        """Return the position after the setup stones and the moves.
+        """Return the position after the setup stones and the moves, its komi with White's handicap
+        bonus under the rules (:func:`analysis.go.komi.counted_komi`), as KataGo's engine counts.
 
         Raises ValueError (CoordinateError, ...) naming the offending item, as
         ``initialStones[3]`` or ``moves[12] (move 13)``.
         """
-        return build_position(self.size, self.komi, self.superko, self.moves, self.initial_stones)
+        position = build_position(self.size, self.komi, self.superko, self.moves, self.initial_stones)
+        position.komi = counted_komi(self.komi, self.rules, position)
+        return position
 
     def dead_points(self) -> list[int] | None:
         """Return ``dead`` as points, or None; raises ValueError (CoordinateError) for a bad vertex."""

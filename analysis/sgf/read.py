@@ -249,15 +249,16 @@ def _check_setup_node(
 
 
 def replay(
-    game: GameRecord, upto: int | None = None, *, superko: bool = False, check_setup: bool = False
+    game: GameRecord, upto: int | None = None, *, rules: str | None = None, check_setup: bool = False
 ) -> Position:
     """Return the Position after the first ``upto`` main-line moves (all of them if None or fewer).
 
     Setup stones (AB/AW/AE) are applied at whichever main-line node they occur,
     before that node's move, and PL sets the player to move; passes count as
     moves.  When the replay stops before the end, the colour to play is that of
-    the next main-line move.  ``superko`` is passed to
-    :class:`~analysis.go.position.Position`.
+    the next main-line move.  ``rules`` (the game's, any name :mod:`analysis.go.rules` reads)
+    choose the ko rule and give White its handicap bonus in the position's komi
+    (:func:`analysis.go.komi.counted_komi`); None replays with simple ko and the record's komi.
 
     Raises SgfError (kind ``"illegal_move"``, with ``move_number``) naming the
     move, its coordinate and the rules engine's reason when a move is illegal; with
@@ -268,12 +269,14 @@ def replay(
     SgfError for a bad coordinate; ValueError if ``upto`` is negative.
     """
     # Imported here so that reading and writing SGF work without the compiled board.
+    from analysis.go.komi import counted_komi
     from analysis.go.position import IllegalMoveError, Position
+    from analysis.go.rules import uses_superko
 
     if upto is not None and upto < 0:
         raise ValueError(f"upto must be >= 0, got {upto}")
     size = game.size
-    position = Position(size=size, komi=game.komi, superko=superko)
+    position = Position(size=size, komi=game.komi, superko=rules is not None and uses_superko(rules))
     number = 0
     for depth, node in enumerate(game.main_line()):
         try:
@@ -309,4 +312,6 @@ def replay(
                 where=f"move {number}",
                 move_number=number,
             ) from e
+    if rules is not None:
+        position.komi = counted_komi(game.komi, rules, position)
     return position

@@ -14,7 +14,6 @@ from django.db import transaction
 
 from analysis.features import FEATURE_SETS, extract
 from analysis.go.coords import to_gtp
-from analysis.go.rules import uses_superko
 from analysis.review.query import PositionQuery
 from analysis.review.report import ranked_mistakes
 from analysis.sgf import replay
@@ -145,7 +144,7 @@ def feature_plane(game_id: int, move_number: int, set_name: str, plane: str) -> 
     record = games.record_of(game)
     _check_move_number(len(record.main_line_moves()), move_number)
     index = names.index(plane)
-    values = extract(replay(record, upto=move_number, superko=uses_superko(game.rules)), set_name)[index]
+    values = extract(replay(record, upto=move_number, rules=game.rules), set_name)[index]
     info = planes[index]
     return {
         "type": "features",

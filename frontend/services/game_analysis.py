@@ -14,7 +14,6 @@ from datetime import datetime
 
 from django.db import transaction
 
-from analysis.go.rules import uses_superko
 from analysis.mcts import Evaluator
 from analysis.review.analyze import game_entry, game_positions
 from analysis.review.report import ranked_mistakes
@@ -81,7 +80,6 @@ def run_chunk(analysis_id: int, evaluator: Evaluator, chunk: int) -> ChunkOutcom
     game_id, visits, key = analysis.game_id, analysis.visits, analysis.record_fingerprint
     game = analysis.game
     record = games.record_of(game)
-    superko = uses_superko(game.rules)
     if not is_current(analysis, game, record):
         raise games.GameError("the game changed while it was analysed: analyse it again")
     dead = games.marked_dead_points(game)
@@ -89,7 +87,7 @@ def run_chunk(analysis_id: int, evaluator: Evaluator, chunk: int) -> ChunkOutcom
     active = Analysis.objects.filter(pk=analysis_id, status__in=[Status.PENDING, Status.RUNNING])
     active.update(status=Status.RUNNING, total=total)  # never over a status another run just set
     new: list[dict] = []
-    for k, (position, next_move) in enumerate(game_positions(record, start, superko), start):
+    for k, (position, next_move) in enumerate(game_positions(record, start, game.rules), start):
         if len(new) == chunk:
             break
         if Analysis.objects.filter(pk=analysis_id, cancel_requested=True).exists():

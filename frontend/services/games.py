@@ -19,7 +19,6 @@ from django.db.models import QuerySet
 from analysis.go.coords import BLACK, WHITE, from_gtp, to_gtp, to_sgf
 from analysis.go.handicap import fixed_handicap_points
 from analysis.go.position import Position
-from analysis.go.rules import uses_superko
 from analysis.go.scoring import estimate_dead, score
 from analysis.review.analyze import game_positions
 from analysis.review.ended import ended
@@ -98,10 +97,18 @@ def record_of(game: Game) -> GameRecord:
     return read_sgf(game.sgf, source=f"game {game.pk}")
 
 
-def load(game: Game) -> LoadedGame:
-    """Return ``game`` with its record parsed and replayed (positional superko under area rules)."""
+def handicap_bonus(game: Game) -> float:
+    """Return the points White gets at the count for the game's handicap stones under its rules: the
+    komi its positions count with less the record's (:func:`analysis.go.komi.counted_komi`: four
+    for four stones under Chinese rules, none under Japanese).  Raises SgfError for a bad record."""
     record = record_of(game)
-    return LoadedGame(game, record, replay(record, superko=uses_superko(game.rules)))
+    return replay(record, upto=0, rules=game.rules).komi - record.komi
+
+
+def load(game: Game) -> LoadedGame:
+    """Return ``game`` with its record parsed and replayed under its rules (ko rule, handicap bonus)."""
+    record = record_of(game)
+    return LoadedGame(game, record, replay(record, rules=game.rules))
 
 
 @contextmanager

@@ -1,0 +1,142 @@
+"""White's handicap bonus: the komi a position counts with, under the rules' table (KataGo's)."""
+
+from __future__ import annotations
+
+import pytest
+
+from analysis.go.coords import WHITE
+from analysis.go.komi import counted_komi, handicap_stones
+from analysis.go.position import Position
+from analysis.go.rules import white_handicap_bonus
+from analysis.go.scoring import score
+from analysis.gtp.engine import GtpEngine
+from analysis.review.query import PositionQuery
+from analysis.sgf import read_sgf, replay
+from frontend.services import games
+from tests.web_helpers import make_game
+
+# Two handicap stones (E7, E3); Black fills column E, White column F; Black passes twice, so White
+# plays 9 stones to Black's 7 moves and the game ends on two passes.  A-E is Black's (45 points by
+# area, 36 by territory), F-J White's (36 and 27).
+WALLS = ("(;GM[1]FF[4]SZ[9]KM[0.5]HA[2]AB[ec][eg]"
+         ";W[fa];B[ea];W[fb];B[eb];W[fc];B[ed];W[fd];B[ee];W[fe];B[ef];W[ff];B[eh];W[fg];B[ei];W[fh]"
+         ";B[];W[fi];B[];W[])")
+
+
+@pytest.mark.parametrize(("rules", "stones", "bonus"), [
+    ("chinese", 4, 4), ("Chinese-OGS", 3, 3), ("chinese_kgs", 9, 9),
+    ("aga", 4, 3), ("AGA", 2, 1), ("bga", 5, 4), ("french", 2, 1), ("aga-button", 3, 2),
+    ("tromp-taylor", 4, 0), ("nz", 4, 0), ("ing", 4, 0), ("stone-scoring", 4, 0),
+    ("japanese", 4, 0), ("korean", 9, 0), ("chinese", 0, 0), ("aga", 0, 0), ("made-up", 4, 0),
+])
+def test_whites_handicap_bonus_follows_katagos_rules_table(rules: str, stones: int, bonus: int) -> None:
+    assert white_handicap_bonus(rules, stones) == bonus
+
+
+@pytest.mark.parametrize(("diagram", "stones"), [
+    ("""
+     . . . . .
+     . X . X .
+     . . . . .
+     . X . X .
+     . . . . .
+     """, 4),
+    ("""
+     . . . . .
+     . . . . .
+     . . X . .
+     . . . . .
+     . . . . .
+     """, 0),  # one stone is an even game (no komi), not a handicap
+    ("""
+     . . . . .
+     . X . X .
+     . . . . .
+     . X . O .
+     . . . . .
+     """, 0),  # a set-up position, not a handicap
+    ("""
+     . . . . .
+     . . . . .
+     . . . . .
+     . . . . .
+     . . . . .
+     """, 0),
+])
+def test_the_handicap_is_the_black_stones_set_up_before_the_first_move(diagram: str, stones: int) -> None:
+    position = Position.from_diagram(diagram, komi=0.5, to_play=WHITE)
+    assert handicap_stones(position) == stones
+    position.play(0)  # moves after the setup are not handicap stones
+    position.play(1)
+    assert handicap_stones(position) == stones
+
+
+@pytest.mark.parametrize(("rules", "counted", "margin"), [
+    ("chinese", 2.5, 6.5), ("aga", 1.5, 7.5), ("tromp-taylor", 0.5, 8.5), ("japanese", 0.5, 8.5),
+])
+def test_the_count_of_a_handicap_game_gives_white_the_rules_bonus(rules: str, counted: float,
+                                                                  margin: float) -> None:
+    record = read_sgf(WALLS)
+    position = replay(record, rules=rules)
+    assert record.komi == 0.5 and position.komi == counted
+    assert score(position, rules).margin == margin
+    assert replay(record).komi == 0.5  # without rules: the record's komi, as training reads records
+
+
+def test_an_even_game_counts_with_its_komi_under_every_rules() -> None:
+    record = read_sgf("(;GM[1]FF[4]SZ[9]KM[7.5];B[ee];W[cc])")
+    assert {replay(record, rules=rules).komi for rules in ("chinese", "aga", "japanese")} == {7.5}
+
+
+@pytest.mark.parametrize(("rules", "komi"), [("chinese", 2.5), ("aga", 1.5), ("japanese", 0.5)])
+def test_an_analysis_query_counts_and_searches_with_the_bonus(rules: str, komi: float) -> None:
+    query = PositionQuery(size=9, komi=0.5, rules=rules, visits=1,
+                          initial_stones=(("B", "C3"), ("B", "G7")), moves=(("W", "E5"),))
+    assert query.position().komi == komi == counted_komi(0.5, rules, query.position())
+
+
+def test_gtp_counts_the_handicap_bonus_and_writes_the_games_own_komi(tmp_path) -> None:
+    engine = GtpEngine(rules="chinese", size=9)
+    for line in ("komi 0.5", "fixed_handicap 2"):
+        assert engine.respond(line).startswith("=")
+    assert engine.position.komi == 2.5
+    # two stones alone: Black owns the board, 81 points by area less 0.5 komi and 2 for the handicap
+    assert engine.respond("final_score") == "= B+78.5\n\n"
+    assert engine.respond("komi 1.5").startswith("=") and engine.position.komi == 3.5
+    path = tmp_path / "game.sgf"
+    assert engine.respond(f"printsgf {path}").startswith("=")
+    saved = read_sgf(path.read_bytes())
+    assert saved.komi == 1.5 and saved.handicap == 2
+    engine.respond("clear_board")
+    assert engine.position.komi == 1.5
+    assert engine.respond(f"loadsgf {path}") == "= white\n\n" and engine.position.komi == 3.5
+    japanese = GtpEngine(rules="japanese", size=9)
+    for line in ("komi 0.5", "fixed_handicap 2"):
+        japanese.respond(line)
+    assert japanese.position.komi == 0.5 and japanese.respond("final_score") == "= B+78.5\n\n"
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("rules", "white"), [("chinese", 2.5), ("japanese", 0.5)])
+def test_a_handicap_game_against_the_bot_is_counted_with_whites_bonus(rules: str, white: float) -> None:
+    game = make_game("someone", handicap=2, komi=0.5, rules=rules)
+    loaded = games.load(game)
+    games.play(loaded, "W", "pass")
+    games.play(loaded, "B", "pass")
+    loaded.game.dead = []
+    counted = games.current_score(loaded)
+    assert counted["white"] == white and counted["result"] == "B+78.5"  # the same margin either way
+    assert games.handicap_bonus(game) == white - 0.5
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("rules", "note"),
+                         [("chinese", "White +4 for the handicap at the count"), ("japanese", None)])
+def test_the_board_pages_tell_whites_handicap_bonus(client, rules: str, note: str | None) -> None:
+    client.post("/new", {"human_color": "B", "size": 9, "handicap": 4, "komi": 0.5, "rules": rules,
+                         "bot_level": "rules"})
+    game = games.Game.objects.get()
+    for page in (f"/game/{game.pk}/", f"/game/{game.pk}/review"):
+        content = client.get(page).content.decode()
+        assert ('id="handicap-bonus"' in content) is (note is not None)
+        assert note is None or note in content
