@@ -153,7 +153,7 @@ def _analyze_position(query: dict, reply_channel: str | None) -> dict:
         if parsed.backpred and engine.zoo().names("previous", parsed.size):
             backpred = engine.network(parsed.backpred_network, "previous", parsed.size)
         policy_net = None if net.has_value else net
-        result = answer_query(parsed, engine.evaluator(parsed.network), policy_net, backpred, net)
+        result = answer_query(parsed, engine.evaluator(parsed.network), policy_net, backpred)
         result["network"] = engine.choose(parsed.network).name
     except Exception as exc:
         if reply_channel:

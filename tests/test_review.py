@@ -11,7 +11,7 @@ import torch
 
 from analysis.go.coords import WHITE, from_gtp
 from analysis.go.position import Position
-from analysis.mcts import BaggedRoot
+from analysis.mcts import BaggedRoot, NetEvaluator
 from analysis.nets.inference import Prediction
 from analysis.review import networks
 from analysis.review.analyze import (
@@ -143,11 +143,37 @@ def test_mistakes_leave_out_the_searchs_own_choice_and_the_pass_that_ends_the_ga
 
 def test_the_reviews_territory_of_a_symmetric_position_is_symmetric() -> None:
     network = networks.network()
-    judged = root_judgement(network, Position(9, 7.5), ownership=True)
+    judged = root_judgement(NetEvaluator(network), Position(9, 7.5), ownership=True)
     owned = np.array(judged["ownership"]).reshape(9, 9)
     assert np.allclose(owned, owned.T, atol=2e-3) and np.allclose(owned, owned[::-1], atol=2e-3)
     one_orientation = network.predict([Position(9, 7.5)]).ownership[0].reshape(9, 9)
     assert not np.allclose(one_orientation, one_orientation[::-1], atol=2e-3)
+
+
+class CountingNetwork:
+    """The default network, counting the positions it predicts over the 8 symmetries."""
+
+    def __init__(self) -> None:
+        self.inner = networks.network()
+        self.bagged = 0
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.inner, name)
+
+    def predict(self, positions: Sequence[Position], symmetries: int = 1) -> Prediction:
+        self.bagged += len(positions) if symmetries == 8 else 0
+        return self.inner.predict(positions, symmetries)
+
+
+def test_an_analysis_predicts_its_root_over_the_symmetries_once_for_the_search_and_the_territory() -> None:
+    network = CountingNetwork()
+    evaluator = networks.LockedEvaluator(NetEvaluator(network))
+    query = PositionQuery(size=9, komi=7.5, rules="chinese", visits=16, moves=(("B", "E5"),), ownership=True)
+    answer = answer_query(query, evaluator)
+    assert network.bagged == 1 and len(answer["ownership"]) == 81 and answer["score_stdev"] is not None
+    judged = network.inner.predict([query.position()], symmetries=8)
+    assert answer["ownership"] == [round(float(v), 3) for v in judged.ownership[0]]
+    assert answer["candidates"][0]["prior"] == pytest.approx(float(judged.policy[0].max()), abs=1e-5)
 
 
 def test_annotate_writes_sabakis_score_lead_beside_its_win_rate() -> None:

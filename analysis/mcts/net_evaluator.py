@@ -20,9 +20,10 @@ from analysis.mcts.evaluator import Evaluator
 from analysis.tactics.policy_adjust import adjust_policy
 
 if TYPE_CHECKING:
-    from analysis.nets.inference import Network
+    from analysis.nets.inference import Network, Prediction
 
 Entry = tuple[np.ndarray, float, float | None]  # one position's priors, win probability, score lead
+JUDGED = 8  # the bagged predictions a NetEvaluator keeps: an analysis asks twice for its root's
 
 
 class NetEvaluator:
@@ -40,6 +41,7 @@ class NetEvaluator:
         self.network = network
         self.ladder_adjust = ladder_adjust
         self.cache = LRUCache(cache_size)
+        self.judged = LRUCache(JUDGED)
 
     def evaluate(self, positions: Sequence[Position]) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
         """Return (priors (N, size*size + 1) float32, win probabilities (N,), score leads (N,) or
@@ -60,12 +62,27 @@ class NetEvaluator:
 
     def bagged(self, position: Position) -> Entry:
         """Return the network's (priors, win probability, score lead or None) for ``position``
-        averaged over the board's 8 symmetries (Cazenave 2017's bagging), not cached."""
-        return self._predict([position], symmetries=8)[0]
+        averaged over the board's 8 symmetries (Cazenave 2017's bagging), from :meth:`judgement`;
+        kept out of the search's cache."""
+        return self._entries([position], self.judgement(position))[0]
+
+    def judgement(self, position: Position) -> Prediction:
+        """Return the network's whole prediction of ``position`` (every head) averaged over the 8
+        symmetries; the last few are kept, so that a search's root and the analysis that reports its
+        ownership share one."""
+        key = position_key(position)
+        prediction = self.judged.get(key)
+        if prediction is None:
+            prediction = self.network.predict([position], symmetries=8)
+            self.judged.put(key, prediction)
+        return prediction
 
     def _predict(self, positions: Sequence[Position], symmetries: int = 1) -> list[Entry]:
         """Return the (prior, win probability, score lead or None) of each position, from one call."""
-        prediction = self.network.predict(positions, symmetries)
+        return self._entries(positions, self.network.predict(positions, symmetries))
+
+    def _entries(self, positions: Sequence[Position], prediction: Prediction) -> list[Entry]:
+        """Return the (prior, win probability, score lead or None) of each position in ``prediction``."""
         leads = prediction.score_mean
         entries = []
         for j, position in enumerate(positions):

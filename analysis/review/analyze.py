@@ -197,13 +197,18 @@ def backpred_heatmap(network: Network, position: Position) -> list[float]:
     return [round(float(p), 4) for p in network.predict([position]).policy[0, :-1]]
 
 
-def root_judgement(network: Network, position: Position, ownership: bool) -> dict:
-    """Return the network's own judgement of ``position`` beside the search's: ``score_stdev`` (the
-    spread of the final margin, in points) and, with ``ownership``, the ``ownership`` of each point
-    (n*n, row-major, -1..1 for the player to move); None where the network has no such head.  Both
-    are averaged over the 8 symmetries, as the search's root is (and the play page's estimate):
-    one orientation leaves a symmetric position's map lopsided."""
-    prediction = network.predict([position], symmetries=8)
+def root_judgement(evaluator: Evaluator, position: Position, ownership: bool) -> dict:
+    """Return the search network's own judgement of ``position`` beside the search's:
+    ``score_stdev`` (the spread of the final margin, in points) and, with ``ownership``, the
+    ``ownership`` of each point (n*n, row-major, -1..1 for the player to move); None where the
+    network has no such head, or the evaluator no network.  Both are averaged over the 8
+    symmetries, as the search's root is (the very prediction its root had, when the evaluator keeps
+    it: ``judgement``), as the play page's estimate is: one orientation leaves a symmetric
+    position's map lopsided."""
+    judgement = getattr(evaluator, "judgement", None)
+    prediction = judgement(position) if judgement is not None else None
+    if prediction is None:
+        return {"score_stdev": None, **({"ownership": None} if ownership else {})}
     stdev = prediction.score_stdev
     out = {"score_stdev": None if stdev is None else round(float(stdev[0]), 1)}
     if ownership:
@@ -217,12 +222,11 @@ def answer_query(
     evaluator: Evaluator,
     policy_net: Network | None = None,
     backpred: Network | None = None,
-    root_net: Network | None = None,
 ) -> dict:
     """Return the ``analysis`` message answering ``query`` (see ``docs/protocol.md``):
     :func:`position_analysis` with ``type``, ``move_number`` and ``max_visits`` (the budget
     asked), the ``ladders`` overlay (or None), the ``backpred`` heatmap (None without a
-    back-prediction network or a move), and ``root_net``'s :func:`root_judgement`
+    back-prediction network or a move), and the evaluator's :func:`root_judgement`
     (``score_stdev``, and ``ownership`` when the query asks).  ``policy_net`` gives the
     candidates and policy instead of the evaluator's network (a next-move network without a
     value head, whose win rates come from ``evaluator``).  With ``query.count_ended``, a position
@@ -243,8 +247,7 @@ def answer_query(
             position, evaluator, query.visits, include_policy=query.policy, include_search=query.search_moves,
             policy=policy,
         )
-        if root_net is not None:
-            analysis.update(root_judgement(root_net, position, query.ownership))
+        analysis.update(root_judgement(evaluator, position, query.ownership))
     heatmap = None
     if query.backpred and backpred is not None and position.moves:
         heatmap = backpred_heatmap(backpred, position)

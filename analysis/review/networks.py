@@ -24,7 +24,7 @@ from analysis.go.position import Position
 from analysis.mcts import Evaluator, NetEvaluator
 from analysis.mcts.net_evaluator import Entry
 from analysis.nets import checkpoint
-from analysis.nets.inference import Network
+from analysis.nets.inference import Network, Prediction
 
 T = TypeVar("T")
 
@@ -50,6 +50,15 @@ class LockedEvaluator:
             return None
         with self.lock:
             return bagged(position)
+
+    def judgement(self, position: Position) -> Prediction | None:
+        """Return the inner evaluator's 8-symmetry prediction of ``position``
+        (:meth:`~analysis.mcts.NetEvaluator.judgement`), or None if it cannot give one."""
+        judgement = getattr(self.inner, "judgement", None)
+        if judgement is None:
+            return None
+        with self.lock:
+            return judgement(position)
 
 
 _cache: dict[tuple[str, str], object] = {}
