@@ -33,6 +33,16 @@ def test_a_query_survives_the_trip_through_json() -> None:
     assert len(position.moves) == 2 and position.to_play == WHITE
 
 
+def test_a_query_from_another_version_is_read_with_its_known_fields(caplog) -> None:
+    newer = {**PositionQuery(size=9, komi=7.5, rules="chinese", visits=8).to_json(), "future_option": 3}
+    assert PositionQuery.from_json(newer) == PositionQuery(size=9, komi=7.5, rules="chinese", visits=8)
+    assert "future_option are unknown to this version" in caplog.text
+    older = {"size": 9, "komi": 7.5, "rules": "chinese", "visits": 8, "moves": [["B", "E5"]]}
+    assert PositionQuery.from_json(older).move_number == 1 and not PositionQuery.from_json(older).count_ended
+    with pytest.raises(TypeError, match="visits"):
+        PositionQuery.from_json({"size": 9, "komi": 7.5, "rules": "chinese"})
+
+
 def test_setup_stones_alone_give_white_the_move() -> None:
     stones = [["B", "D4"], ["B", "Q16"]]
     query = PositionQuery(size=19, komi=0.5, rules="chinese", visits=1, initial_stones=stones)

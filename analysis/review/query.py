@@ -8,13 +8,16 @@ the rules (:func:`analysis.go.rules.uses_superko`), here and nowhere else.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 
 from analysis.go.coords import BLACK, WHITE, from_gtp, parse_color, to_gtp
 from analysis.go.komi import counted_komi
 from analysis.go.position import IllegalMoveError, Position
 from analysis.go.rules import uses_superko
+
+log = logging.getLogger(__name__)
 
 Stone = tuple[str, str]  # (colour "B"/"W", GTP vertex)
 
@@ -91,8 +94,18 @@ class PositionQuery:
 
     @classmethod
     def from_json(cls, data: dict) -> PositionQuery:
-        """Return the query saved by :meth:`to_json`; raises TypeError for unknown or missing fields."""
-        return cls(**data)
+        """Return the query saved by :meth:`to_json`, by this version or another.
+
+        Fields this version does not know are left out with a warning in the log, and fields it
+        knows but the sender did not are defaulted, so that web processes and workers of two
+        versions work together while a deploy rolls through them (the older side analyses without
+        the newer options).  Raises TypeError when a field without a default is missing.
+        """
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            log.warning("position query fields %s are unknown to this version: left out", ", ".join(unknown))
+        return cls(**{name: value for name, value in data.items() if name in known})
 
 
 def build_position(
