@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Hashable
-
-import numpy as np
+from typing import Generic, TypeVar
 
 from analysis.go.position import Position
 
-Entry = tuple[np.ndarray, float]
+V = TypeVar("V")
 
 
 def position_key(pos: Position) -> tuple[int, int, int, int | None, float]:
@@ -21,7 +20,7 @@ def position_key(pos: Position) -> tuple[int, int, int, int | None, float]:
     return (pos.size, pos.hash, pos.to_play, pos.ko_point, pos.komi)
 
 
-class LRUCache:
+class LRUCache(Generic[V]):
     """A bounded mapping that forgets the least recently used entry first."""
 
     def __init__(self, capacity: int) -> None:
@@ -29,14 +28,14 @@ class LRUCache:
         if capacity < 0:
             raise ValueError(f"cache capacity must be non-negative, not {capacity}")
         self.capacity = capacity
-        self._data: OrderedDict[Hashable, Entry] = OrderedDict()
+        self._data: OrderedDict[Hashable, V] = OrderedDict()
         self.hits = 0
         self.misses = 0
 
     def __len__(self) -> int:
         return len(self._data)
 
-    def get(self, key: Hashable) -> Entry | None:
+    def get(self, key: Hashable) -> V | None:
         """Return the entry for ``key`` (marking it recently used), or None."""
         entry = self._data.get(key)
         if entry is None:
@@ -46,7 +45,7 @@ class LRUCache:
         self._data.move_to_end(key)
         return entry
 
-    def put(self, key: Hashable, entry: Entry) -> None:
+    def put(self, key: Hashable, entry: V) -> None:
         """Store ``entry`` under ``key``, forgetting the oldest entry when full."""
         if self.capacity == 0:
             return

@@ -40,8 +40,8 @@ class NetEvaluator:
             raise ValueError("the search needs a network that predicts the next move")
         self.network = network
         self.ladder_adjust = ladder_adjust
-        self.cache = LRUCache(cache_size)
-        self.judged = LRUCache(JUDGED)
+        self.cache: LRUCache[Entry] = LRUCache(cache_size)
+        self.judged: LRUCache[Prediction] = LRUCache(JUDGED)
 
     def evaluate(self, positions: Sequence[Position]) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
         """Return (priors (N, size*size + 1) float32, win probabilities (N,), score leads (N,) or
