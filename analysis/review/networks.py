@@ -45,20 +45,21 @@ class LockedEvaluator:
     def bagged(self, position: Position) -> Entry | None:
         """Return the inner evaluator's outputs for ``position`` averaged over the 8 symmetries
         (:meth:`~analysis.mcts.NetEvaluator.bagged`), or None if it cannot give them."""
-        bagged = getattr(self.inner, "bagged", None)
-        if bagged is None:
-            return None
-        with self.lock:
-            return bagged(position)
+        return self._locked("bagged", position)
 
     def judgement(self, position: Position) -> Prediction | None:
         """Return the inner evaluator's 8-symmetry prediction of ``position``
         (:meth:`~analysis.mcts.NetEvaluator.judgement`), or None if it cannot give one."""
-        judgement = getattr(self.inner, "judgement", None)
-        if judgement is None:
+        return self._locked("judgement", position)
+
+    def _locked(self, method: str, position: Position) -> object:
+        """Return the inner evaluator's ``method`` of ``position``, called under the lock (None if
+        the evaluator has no such method)."""
+        call = getattr(self.inner, method, None)
+        if call is None:
             return None
         with self.lock:
-            return judgement(position)
+            return call(position)
 
 
 _cache: dict[tuple[str, str], object] = {}
