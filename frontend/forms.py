@@ -11,7 +11,7 @@ from django.db.models import Q, QuerySet
 
 from analysis.bot.levels import LEVELS
 from analysis.go.handicap import max_fixed_handicap
-from analysis.go.rules import MAX_KOMI, rules_kind
+from analysis.go.rules import MAX_KOMI, known, rules_kind, white_handicap_bonus
 from analysis.sgf import GameRecord, SgfError, read_sgf, replay
 from frontend.models import Game
 from frontend.services import engine
@@ -27,8 +27,8 @@ class NewGameForm(forms.Form):
     handicap = forms.IntegerField(label="Handicap", min_value=0, max_value=9, initial=0)
     komi = forms.FloatField(
         label="Komi", min_value=-50, max_value=50, initial=7.5,
-        help_text="7.5 or 6.5 for an even game; a handicap game usually takes 0.5, and under Chinese "
-                  "rules White also gets a point for each handicap stone at the count",
+        help_text="7.5 or 6.5 for an even game; a handicap game usually takes 0.5, and White also gets "
+                  "a point for each handicap stone at the count under Chinese rules (one less under AGA)",
     )
     rules = forms.ChoiceField(label="Rules", choices=Game.Rules.choices)
     bot_level = forms.ChoiceField(label="Bot level", initial="policy")
@@ -113,10 +113,18 @@ class ReviewForm(forms.Form):
 
 
 def stored_rules(record: GameRecord) -> str:
-    """Return the site's rules of an uploaded record: Japanese when its RU names territory scoring,
-    Chinese otherwise (no RU among them), as :func:`analysis.go.rules.rules_kind` reads it."""
-    territory = rules_kind(record.rules or "") == "territory"
-    return Game.Rules.JAPANESE if territory else Game.Rules.CHINESE
+    """Return the site's rules of an uploaded record, by what its RU means for the count
+    (:mod:`analysis.go.rules`): Japanese for territory scoring; for area scoring, AGA where White
+    gets N-1 points for N handicap stones (AGA, BGA, French), Tromp-Taylor where it gets none
+    (Tromp-Taylor, NZ, Ing...), and Chinese where it gets N, for a name the table does not know and
+    without RU."""
+    rules = record.rules or ""
+    if rules_kind(rules) == "territory":
+        return Game.Rules.JAPANESE
+    if not known(rules):
+        return Game.Rules.CHINESE
+    by_bonus = {0: Game.Rules.TROMP_TAYLOR, 2: Game.Rules.AGA}  # White's points for 3 stones
+    return by_bonus.get(white_handicap_bonus(rules, 3), Game.Rules.CHINESE)
 
 
 class GameFilterForm(forms.Form):

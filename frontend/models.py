@@ -25,6 +25,8 @@ class Game(models.Model):
     class Rules(models.TextChoices):
         CHINESE = "chinese", "Chinese (area)"
         JAPANESE = "japanese", "Japanese (territory)"
+        AGA = "aga", "AGA (area)"
+        TROMP_TAYLOR = "tromp-taylor", "Tromp-Taylor (area)"
 
     class Phase(models.TextChoices):
         PLAYING = "playing", "playing"

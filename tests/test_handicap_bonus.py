@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from analysis.go.coords import WHITE
@@ -10,6 +12,7 @@ from analysis.go.position import Position
 from analysis.go.rules import white_handicap_bonus
 from analysis.go.scoring import score
 from analysis.gtp.engine import GtpEngine
+from analysis.review.ended import counted_analysis
 from analysis.review.query import PositionQuery
 from analysis.sgf import read_sgf, replay
 from frontend.services import games
@@ -140,3 +143,37 @@ def test_the_board_pages_tell_whites_handicap_bonus(client, rules: str, note: st
         content = client.get(page).content.decode()
         assert ('id="handicap-bonus"' in content) is (note is not None)
         assert note is None or note in content
+
+
+HANDICAP_UPLOAD = "(;FF[4]GM[1]SZ[9]{ru}HA[2]KM[0.5]AB[cc][gg];W[ee];B[ce];W[eg];B[gc];W[ec];B[cg];W[];B[])"
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("ru", "stored", "bonus", "result"), [
+    ("RU[Chinese]", "chinese", 2, "counted W+0.5 by area"),
+    ("", "chinese", 2, "counted W+0.5 by area"),
+    ("RU[AGA]", "aga", 1, "counted B+0.5 by area"),
+    ("RU[BGA]", "aga", 1, "counted B+0.5 by area"),
+    ("RU[NZ]", "tromp-taylor", 0, "counted B+1.5 by area"),
+    ("RU[Tromp-Taylor]", "tromp-taylor", 0, "counted B+1.5 by area"),
+    ("RU[Japanese]", "japanese", 0, "counted W+0.5 by territory"),
+])
+def test_an_uploaded_handicap_game_keeps_what_its_rules_give_white(
+    client, ru: str, stored: str, bonus: int, result: str
+) -> None:
+    assert client.post("/review", {"text": HANDICAP_UPLOAD.format(ru=ru)}).status_code == 302
+    game = games.Game.objects.get()
+    assert game.rules == stored and games.handicap_bonus(game) == bonus
+    loaded = games.load(game)
+    count = counted_analysis(loaded.position, game.rules, dead=[])
+    assert f"counted {count['counted']['result']} by {count['counted']['kind']}" == result
+
+
+@pytest.mark.django_db
+def test_a_new_aga_game_names_its_rules_in_the_record_and_gives_white_one_point_less(client) -> None:
+    client.post("/new", {"human_color": "B", "size": 9, "handicap": 3, "komi": 0.5, "rules": "aga",
+                         "bot_level": "rules"})
+    game = games.Game.objects.get()
+    assert read_sgf(game.sgf).rules == "AGA" and games.handicap_bonus(game) == 2
+    text = " ".join(re.sub(r"<[^>]+>", "", client.get(f"/game/{game.pk}/").content.decode()).split())
+    assert "AGA (area) · komi 0.5 · handicap 3 (White +2 for the handicap at the count)" in text

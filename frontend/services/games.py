@@ -29,6 +29,12 @@ from frontend.services.requester import Requester
 
 GLYPHS = {BLACK: "X", WHITE: "O", 0: "."}
 COLORS = {"B": BLACK, "W": WHITE}
+SGF_RULES = {  # the RU a new game's record names its rules with
+    Game.Rules.CHINESE: "Chinese",
+    Game.Rules.JAPANESE: "Japanese",
+    Game.Rules.AGA: "AGA",
+    Game.Rules.TROMP_TAYLOR: "Tromp-Taylor",
+}
 
 
 class GameError(ValueError):
@@ -146,7 +152,7 @@ def new_game(
     bot = f"Bot ({bot_level})"
     black, white = ("You", bot) if human_color == "B" else (bot, "You")
     record = GameRecord.new(
-        size, komi, handicap=handicap, rules=rules.capitalize(), black_player=black, white_player=white
+        size, komi, handicap=handicap, rules=SGF_RULES[rules], black_player=black, white_player=white
     )
     if handicap >= 2:
         stones = fixed_handicap_points(size, handicap)
