@@ -7,8 +7,8 @@ import re
 import pytest
 
 from analysis.go.coords import WHITE
-from analysis.go.komi import counted_komi, handicap_stones
 from analysis.go.position import Position
+from analysis.go.ruled import counted_komi, handicap_stones
 from analysis.go.rules import white_handicap_bonus
 from analysis.go.scoring import score
 from analysis.gtp.engine import GtpEngine
@@ -84,6 +84,17 @@ def test_the_count_of_a_handicap_game_gives_white_the_rules_bonus(rules: str, co
     assert record.komi == 0.5 and position.komi == counted
     assert score(position, rules).margin == margin
     assert replay(record).komi == 0.5  # without rules: the record's komi, as training reads records
+
+
+@pytest.mark.parametrize(("rules", "scoring"),
+                         [("chinese", "area"), ("aga", "area"), ("japanese", "territory")])
+def test_positions_built_under_rules_carry_their_scoring_for_the_search(rules: str, scoring: str) -> None:
+    record = read_sgf(WALLS)
+    query = PositionQuery(size=9, komi=0.5, rules=rules, visits=1, moves=(("B", "E5"),))
+    engine = GtpEngine(rules=rules if rules != "aga" else "chinese", size=9)
+    assert replay(record, rules=rules).scoring == query.position().scoring == scoring
+    assert replay(record, rules=rules).copy().scoring == scoring and replay(record).scoring == "area"
+    assert engine.position.scoring == ("territory" if rules == "japanese" else "area")
 
 
 def test_an_even_game_counts_with_its_komi_under_every_rules() -> None:

@@ -20,7 +20,7 @@ from analysis.mcts import Search, SearchConfig, SearchResult, choose_move
 from analysis.mcts.candidates import candidate_moves
 from analysis.mcts.node import Node
 from analysis.mcts.puct import puct_scores
-from analysis.mcts.terminal import terminal_value
+from analysis.mcts.terminal import terminal_margin, terminal_value
 
 
 class AreaEvaluator:
@@ -330,6 +330,26 @@ def test_passing_after_a_pass_ends_the_game_and_scores_by_area(komi: float, winr
     assert (result.best == pos.pass_point) == (winrate == 1.0)  # black passes when that wins
     node = search.root.children[search.root.moves.index(pos.pass_point)]
     assert node.terminal == (-1.0 if winrate else 1.0)  # scored for white, who would be to move
+
+
+@pytest.mark.parametrize(("scoring", "winrate"), [("area", 1.0), ("territory", 0.0)])
+def test_a_game_the_search_ends_is_counted_by_the_positions_scoring(scoring: str, winrate: float) -> None:
+    """Black filled a point of its own territory (A1), White passed: by area Black still wins by
+    0.5, by territory that point cost it the game (20 points against 14 + 6.5)."""
+    pos = Position.from_diagram(WALL, komi=6.5)
+    pos.scoring = scoring
+    pos.play(from_gtp("A1", 7))
+    pos.pass_move()
+    search = Search(pos, AreaEvaluator(pass_weight=10), SearchConfig(batch_size=4))
+    result = search.run(max_visits=40)
+    assert {c.move: c for c in result.candidates}[pos.pass_point].winrate == winrate
+    assert terminal_margin_after_pass(pos) == (0.5 if scoring == "area" else -0.5)
+
+
+def terminal_margin_after_pass(pos: Position) -> float:
+    ended = pos.copy()
+    ended.pass_move()
+    return -terminal_margin(ended)  # for Black, who passed
 
 
 def test_darkforest_tree_policy_searches_only_the_top_moves() -> None:

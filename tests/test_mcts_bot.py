@@ -20,8 +20,8 @@ from analysis.bot.resign import resign_threshold
 from analysis.features import get_feature_set
 from analysis.go.coords import BLACK, WHITE, from_gtp
 from analysis.go.handicap import fixed_handicap_points
-from analysis.go.komi import handicap_stones
 from analysis.go.position import Position
+from analysis.go.ruled import handicap_stones
 from analysis.gtp.engine import GtpEngine
 from analysis.mcts.candidates import candidate_moves
 from analysis.nets.golois import GoloisConfig, GoloisNet

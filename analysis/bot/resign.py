@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from analysis.go.coords import WHITE
-from analysis.go.komi import handicap_stones
 from analysis.go.position import Position
+from analysis.go.ruled import handicap_stones
 
 BLEND_MOVES = 0.6  # of the board's points: the moves over which White's lower bar rises back
 

@@ -74,6 +74,7 @@ class Position:
         """Create an empty board; raises CoordinateError for an unsupported size."""
         self.size = check_size(size)
         self.komi = float(komi)
+        self.scoring = "area"  # how the search counts a game it ends: area or territory
         self.board = _board.Board(size, superko)
         self.to_play = BLACK
         self.steps: list[Move | SetupStep] = []
@@ -238,6 +239,7 @@ class Position:
         other = Position.__new__(Position)
         other.size = self.size
         other.komi = self.komi
+        other.scoring = self.scoring
         other.board = self.board.copy()
         other.to_play = self.to_play
         other.steps = list(self.steps)

@@ -87,7 +87,7 @@ def komi(engine: GtpEngine, args: list[str]) -> str:
     """Set the komi (White's handicap bonus under the rules comes on top, as in KataGo); raises
     CommandError (syntax error) if the argument is not a number."""
     engine.komi = float_arg(args, 0, SYNTAX)
-    engine.count_komi()
+    engine.apply_rules()
     return ""
 
 

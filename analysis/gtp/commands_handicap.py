@@ -27,7 +27,7 @@ def _place(engine: GtpEngine, points: list[int]) -> str:
     """Put black stones on ``points`` as the handicap, white to play; return their vertices."""
     engine.position.setup(black=points, to_play=WHITE)
     engine.handicap = len(points)
-    engine.count_komi()
+    engine.apply_rules()
     return " ".join(to_gtp(p, engine.position.size) for p in points)
 
 

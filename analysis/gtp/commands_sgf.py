@@ -104,7 +104,7 @@ def loadsgf(engine: GtpEngine, args: list[str]) -> str:
     engine.position = position
     engine.komi = position.komi
     engine.handicap = game.handicap
-    engine.count_komi()
+    engine.apply_rules()
     return color_name(position.to_play)
 
 

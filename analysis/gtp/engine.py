@@ -24,8 +24,8 @@ from typing import TextIO
 
 from analysis.bot.levels import get_level
 from analysis.bot.player import Bot
-from analysis.go.komi import counted_komi
 from analysis.go.position import Position
+from analysis.go.ruled import apply_rules
 from analysis.go.rules import uses_superko
 from analysis.gtp import (
     commands,
@@ -129,16 +129,19 @@ class GtpEngine:
         return uses_superko(self.rules)
 
     def new_position(self, size: int) -> Position:
-        """Return an empty Position of ``size`` with the engine's komi and ko rule.
+        """Return an empty Position of ``size`` with the engine's komi, ko rule and scoring.
 
         Raises CoordinateError for an unsupported size.
         """
-        return Position(size, self.komi, superko=self.superko)
+        position = Position(size, self.komi, superko=self.superko)
+        apply_rules(position, self.rules, self.komi)
+        return position
 
-    def count_komi(self) -> None:
-        """Give the position the engine's komi plus White's handicap bonus under the engine's rules
-        (:func:`analysis.go.komi.counted_komi`): what its count, search and network use."""
-        self.position.komi = counted_komi(self.komi, self.rules, self.position)
+    def apply_rules(self) -> None:
+        """Give the position the engine's komi plus White's handicap bonus under the engine's rules,
+        and their scoring (:func:`analysis.go.ruled.apply_rules`): what its count, search and
+        network use."""
+        apply_rules(self.position, self.rules, self.komi)
 
     def clear(self, size: int | None = None) -> None:
         """Empty the board (resized to ``size`` if given) and forget moves and handicap.

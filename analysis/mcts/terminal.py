@@ -1,18 +1,20 @@
-"""The value of a finished game (two consecutive passes): its area score, without a network."""
+"""The value of a finished game (two consecutive passes): its count, without a network."""
 
 from __future__ import annotations
 
 from analysis.go.position import Position
-from analysis.go.scoring import area_score
+from analysis.go.scoring import score
 
 
 def terminal_margin(pos: Position) -> float:
-    """Return the area (Chinese) margin with komi, in points, for the player to move."""
-    return area_score(pos).margin * pos.to_play
+    """Return the margin with komi, in points, for the player to move, counted by the position's
+    scoring: area (Chinese), or territory (Japanese: a move inside one's own territory costs a
+    point there, and a prisoner gains one)."""
+    return score(pos, pos.scoring, ()).margin * pos.to_play
 
 
 def terminal_value(pos: Position) -> float:
-    """Return +1, -1 or 0: the player to move wins, loses or draws by area (Chinese) score with komi.
+    """Return +1, -1 or 0: the player to move wins, loses or draws by the count with komi.
 
     Every stone on the board counts as alive: after two passes the search plays by
     Tromp-Taylor rules, so dead stones must have been captured.

@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, fields
 
 from analysis.go.coords import BLACK, WHITE, from_gtp, parse_color, to_gtp
-from analysis.go.komi import counted_komi
 from analysis.go.position import IllegalMoveError, Position
+from analysis.go.ruled import apply_rules
 from analysis.go.rules import uses_superko
 
 log = logging.getLogger(__name__)
@@ -71,13 +71,14 @@ class PositionQuery:
 
     def position(self) -> Position:
         """Return the position after the setup stones and the moves, its komi with White's handicap
-        bonus under the rules (:func:`analysis.go.komi.counted_komi`), as KataGo's engine counts.
+        bonus and the scoring of the rules (:func:`analysis.go.ruled.apply_rules`), as KataGo's
+        engine counts.
 
         Raises ValueError (CoordinateError, ...) naming the offending item, as
         ``initialStones[3]`` or ``moves[12] (move 13)``.
         """
         position = build_position(self.size, self.komi, self.superko, self.moves, self.initial_stones)
-        position.komi = counted_komi(self.komi, self.rules, position)
+        apply_rules(position, self.rules, self.komi)
         return position
 
     def dead_points(self) -> list[int] | None:

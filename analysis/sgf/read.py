@@ -258,7 +258,8 @@ def replay(
     moves.  When the replay stops before the end, the colour to play is that of
     the next main-line move.  ``rules`` (the game's, any name :mod:`analysis.go.rules` reads)
     choose the ko rule and give White its handicap bonus in the position's komi
-    (:func:`analysis.go.komi.counted_komi`); None replays with simple ko and the record's komi.
+    and their scoring (:func:`analysis.go.ruled.apply_rules`); None replays with simple ko, the
+    record's komi and area scoring.
 
     Raises SgfError (kind ``"illegal_move"``, with ``move_number``) naming the
     move, its coordinate and the rules engine's reason when a move is illegal; with
@@ -269,8 +270,8 @@ def replay(
     SgfError for a bad coordinate; ValueError if ``upto`` is negative.
     """
     # Imported here so that reading and writing SGF work without the compiled board.
-    from analysis.go.komi import counted_komi
     from analysis.go.position import IllegalMoveError, Position
+    from analysis.go.ruled import apply_rules
     from analysis.go.rules import uses_superko
 
     if upto is not None and upto < 0:
@@ -313,5 +314,5 @@ def replay(
                 move_number=number,
             ) from e
     if rules is not None:
-        position.komi = counted_komi(game.komi, rules, position)
+        apply_rules(position, rules, game.komi)
     return position

@@ -105,7 +105,7 @@ def record_of(game: Game) -> GameRecord:
 
 def handicap_bonus(game: Game) -> float:
     """Return the points White gets at the count for the game's handicap stones under its rules: the
-    komi its positions count with less the record's (:func:`analysis.go.komi.counted_komi`: four
+    komi its positions count with less the record's (:func:`analysis.go.ruled.counted_komi`: four
     for four stones under Chinese rules, none under Japanese).  Raises SgfError for a bad record."""
     record = record_of(game)
     return replay(record, upto=0, rules=game.rules).komi - record.komi

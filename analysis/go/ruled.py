@@ -1,16 +1,18 @@
-"""The komi that counts: the game's komi plus what its rules give White for a handicap.
+"""A position under its game's rules: the komi it counts with, and how its end is counted.
 
 A record and the GTP ``komi`` command carry the game's komi; a :class:`Position` carries the
 komi its count, its search and its network input use, which adds White's handicap bonus
 (:func:`analysis.go.rules.white_handicap_bonus`: N points for N stones under Chinese rules) as
-KataGo does.  Whoever builds a position from a game and its rules calls :func:`counted_komi`.
+KataGo does.  It also carries its rules' ``scoring`` (area or territory), by which the search
+counts the games it plays out to two passes.  Whoever builds a position from a game and its
+rules calls :func:`apply_rules`.
 """
 
 from __future__ import annotations
 
 from analysis.go.coords import BLACK, WHITE
 from analysis.go.position import Move, Position
-from analysis.go.rules import white_handicap_bonus
+from analysis.go.rules import rules_kind, white_handicap_bonus
 
 
 def handicap_stones(position: Position) -> int:
@@ -32,3 +34,10 @@ def handicap_stones(position: Position) -> int:
 def counted_komi(komi: float, rules: str, position: Position) -> float:
     """Return ``komi`` plus White's bonus under ``rules`` for the handicap stones of ``position``."""
     return komi + white_handicap_bonus(rules, handicap_stones(position))
+
+
+def apply_rules(position: Position, rules: str, komi: float) -> None:
+    """Give ``position`` the count of ``rules`` for a game of ``komi``: its komi with White's
+    handicap bonus (:func:`counted_komi`) and its scoring, ``area`` or ``territory``."""
+    position.komi = counted_komi(komi, rules, position)
+    position.scoring = rules_kind(rules)
