@@ -82,6 +82,27 @@ def test_the_bot_passes_after_the_opponent_only_when_it_is_ahead() -> None:
     assert Bot(get_level("policy"), FakeNet(probs, 0.5)).choose(ahead).move == ahead.pass_point
 
 
+# White filled its own territory: by area it leads (15 points and 0.5 komi against 10), by
+# territory it trails (2 points and 0.5 komi against Black's 5).
+FILLED = """
+    . X O O O
+    . X O O .
+    . X O O O
+    . X O O .
+    . X O O O
+"""
+
+
+@pytest.mark.parametrize(("scoring", "passes"), [("territory", True), ("area", False)])
+def test_after_the_opponents_pass_the_bot_counts_by_the_positions_scoring(scoring: str, passes: bool) -> None:
+    position = Position.from_diagram(FILLED, komi=0.5, to_play=WHITE)
+    position.scoring = scoring
+    position.pass_move()  # white passes
+    probs = np.full(26, 1 / 26)
+    move = Bot(get_level("policy"), FakeNet(probs, 0.5)).choose(position).move
+    assert (move == position.pass_point) is passes
+
+
 def test_the_bot_resigns_when_the_opponent_keeps_passing_and_it_stays_behind_on_the_count() -> None:
     probs = np.full(26, 1 / 26)
     behind = Position.from_diagram(SPLIT_BOARD, komi=0.5, to_play=WHITE)

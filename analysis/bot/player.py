@@ -1,9 +1,10 @@
 """The bot: picks a move for a position at a strength level, passes when the game is over, resigns.
 
 Neither the policy levels nor the search levels ever fill their own real eyes.
-After the opponent passes the bot passes too if it is ahead on the area count
-(with the estimated dead stones).  Otherwise a policy level also passes when the
-policy likes passing best or nothing sensible is left, and a search level when
+After the opponent passes the bot passes too if it is ahead on the count by the
+position's scoring, area or territory (with the estimated dead stones).  Otherwise
+a policy level also passes when the policy likes passing best or nothing sensible
+is left, and a search level when
 its most visited move is a pass; and once the opponent has passed
 ``resign_moves`` times on a settled board with the bot behind on the count
 every time, the bot resigns (a weak value head would otherwise play on for a
@@ -30,7 +31,7 @@ from analysis.bot.levels import Level
 from analysis.bot.resign import resign_threshold
 from analysis.bot.tree import SearchTree
 from analysis.go.position import Position
-from analysis.go.scoring import area_score, estimate_dead
+from analysis.go.scoring import estimate_dead, score
 from analysis.mcts import Evaluator, NetEvaluator, Search, SearchConfig, SearchResult, choose_move
 from analysis.play.simple import choose_move as choose_rules_move
 
@@ -191,7 +192,7 @@ class Bot:
         last = position.last_move
         if last is None or last.point != position.pass_point:
             return None
-        count = area_score(position, estimate_dead(position))
+        count = score(position, position.scoring, estimate_dead(position))
         margin = count.margin * position.to_play
         if margin > 0:
             return Decision(position.pass_point, reason="the opponent passed and we are ahead")
