@@ -38,7 +38,7 @@ class Ranking:
 def test_both_networks_top_moves_ranks_and_shared_moves_at_every_position() -> None:
     a = Ranking(["E5", "C7", "G7", "C3", "G3"])
     b = Ranking(["C7", "E5", "D4", "F6", "G7"])
-    result = compare_networks(read_sgf(GAME), {"a": a, "b": b}, superko=True)
+    result = compare_networks(read_sgf(GAME), {"a": a, "b": b}, rules="chinese")
     assert result["networks"] == ["a", "b"] and len(result["positions"]) == 5
     first = result["positions"][0]
     assert first["played"] == "E5" and first["search"] is None
