@@ -11,6 +11,7 @@ import pytest
 
 from analysis.bot.levels import LEVELS, get_level
 from analysis.bot.player import Bot
+from analysis.bot.territory_fill import pointless_fill
 from analysis.go.coords import BLACK, WHITE, from_gtp
 from analysis.go.position import Position
 from analysis.nets import checkpoint
@@ -101,6 +102,68 @@ def test_after_the_opponents_pass_the_bot_counts_by_the_positions_scoring(scorin
     probs = np.full(26, 1 / 26)
     move = Bot(get_level("policy"), FakeNet(probs, 0.5)).choose(position).move
     assert (move == position.pass_point) is passes
+
+
+# A settled 7x7 board: Black's territory is columns A-B, White's E-G, where White then fills a
+# point (G1), late in the game; Black to move.
+SETTLED = """
+    . . X O . . .
+    . . X O . . .
+    . . X O . . .
+    . . X O . . .
+    . . X O . . .
+    . . X O . . .
+    . . X O . . .
+"""
+
+
+def settled_late(moves: int) -> Position:
+    """SETTLED after ``moves`` passes (standing for a game's moves) and White's fill at G1."""
+    position = Position.from_diagram(SETTLED, komi=0.5, to_play=BLACK if moves % 2 == 0 else WHITE)
+    for _ in range(moves):
+        position.pass_move()
+    position.play(from_gtp("G1", 7), WHITE)
+    return position
+
+
+class FixedPriors:
+    """A search evaluator with the same priors everywhere (legal moves only) and an even value."""
+
+    def __init__(self, probs: np.ndarray) -> None:
+        self.probs = probs
+
+    def evaluate(self, positions: list[Position]) -> tuple[np.ndarray, np.ndarray, None]:
+        priors = np.array([self.probs * np.append(p.legal_points(), True) for p in positions])
+        return priors / priors.sum(axis=1, keepdims=True), np.full(len(positions), 0.5), None
+
+
+@pytest.mark.parametrize("level", ["policy", "mcts-50"])
+@pytest.mark.parametrize(("scoring", "passes"), [("territory", True), ("area", False)])
+def test_on_a_settled_board_the_bot_passes_rather_than_fill_its_own_territory_under_territory_counting(
+    level: str, scoring: str, passes: bool
+) -> None:
+    position = settled_late(20)  # 21 moves: past 0.4 of the board's 49 points
+    position.scoring = scoring
+    probs = np.full(50, 1e-4)
+    probs[from_gtp("A4", 7)] = 0.99  # the net likes a point of Black's own territory
+    probs /= probs.sum()
+    if level == "policy":
+        bot = Bot(get_level(level), FakeNet(probs, 0.5))
+    else:
+        bot = Bot(get_level(level), evaluator=FixedPriors(probs))
+    decision = bot.choose(position)
+    assert (decision.move == position.pass_point) is passes, decision
+    assert passes or decision.move == from_gtp("A4", 7)
+
+
+def test_before_the_end_a_move_inside_its_own_area_may_be_a_reinforcement() -> None:
+    position = settled_late(18)  # 19 moves: the game is not late enough
+    position.scoring = "territory"
+    assert position.to_play == BLACK and not pointless_fill(position, from_gtp("A4", 7))
+    assert pointless_fill(settled_late(20), from_gtp("A4", 7)) is False  # area scoring by default
+    late = settled_late(20)
+    late.scoring = "territory"
+    assert pointless_fill(late, from_gtp("A4", 7)) and not pointless_fill(late, from_gtp("E4", 7))
 
 
 def test_the_bot_resigns_when_the_opponent_keeps_passing_and_it_stays_behind_on_the_count() -> None:

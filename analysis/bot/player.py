@@ -1,6 +1,8 @@
 """The bot: picks a move for a position at a strength level, passes when the game is over, resigns.
 
-Neither the policy levels nor the search levels ever fill their own real eyes.
+Neither the policy levels nor the search levels ever fill their own real eyes, and
+under territory counting they pass rather than fill their own settled territory
+(territory_fill.py).
 After the opponent passes the bot passes too if it is ahead on the count by the
 position's scoring, area or territory (with the estimated dead stones).  Otherwise
 a policy level also passes when the policy likes passing best or nothing sensible
@@ -29,6 +31,7 @@ import numpy as np
 from analysis.bot.eye_safe import EyeSafeEvaluator
 from analysis.bot.levels import Level
 from analysis.bot.resign import resign_threshold
+from analysis.bot.territory_fill import SETTLED_NEUTRAL, pointless_fill
 from analysis.bot.tree import SearchTree
 from analysis.go.position import Position
 from analysis.go.scoring import estimate_dead, score
@@ -38,8 +41,7 @@ from analysis.play.simple import choose_move as choose_rules_move
 if TYPE_CHECKING:
     from analysis.nets.inference import Network
 
-SETTLED_NEUTRAL = 0.1  # of the board's points: at most this many owned by neither side on the
-# count, and the count is the game's (earlier, an opponent's pass does not count towards resigning)
+FILL_REASON = "under territory counting, filling its own territory would cost a point"
 MARGIN_SECONDS = 0.1  # kept free of a timed search's budget, besides two batches' time (at most a
 # quarter of the budget): the search only looks at the clock between batches
 
@@ -148,6 +150,8 @@ class Bot:
             move = self.rng.choices(range(len(weights)), weights=weights.tolist())[0]
         else:
             move = int(candidates.argmax())
+        if pointless_fill(position, move):
+            return Decision(position.pass_point, win, FILL_REASON)
         return Decision(move, win, self.level.name)
 
     def _search(
@@ -175,6 +179,8 @@ class Bot:
         if self._hopeless(result.winrate, position):
             return Decision(None, result.winrate, "resign")
         move = choose_move(result, len(position.moves), self.np_rng, temperature=self.level.temperature)
+        if pointless_fill(position, move):
+            return Decision(position.pass_point, result.winrate, FILL_REASON)
         reason = "the search prefers passing" if move == position.pass_point else self.level.name
         return Decision(move, result.winrate, reason)
 

@@ -3,7 +3,8 @@
 Each step descends from the root ``batch_size`` times, marking the path of every
 leaf it reaches with a virtual loss so that the next descent tends elsewhere,
 then evaluates the new leaves in one evaluator call and backs their values up.
-A leaf after two consecutive passes is scored by area instead.  With a batch of
+A leaf after two consecutive passes is counted instead, by the position's scoring
+(area, or territory under Japanese rules: :mod:`analysis.mcts.terminal`).  With a batch of
 one the search is plain sequential PUCT: the virtual loss is always removed
 before the next descent.  When the evaluator gives score leads, selection
 maximises the utility of :mod:`analysis.mcts.utility` (win value plus score
