@@ -71,12 +71,13 @@ def home(request: HttpRequest) -> HttpResponse:
 
 @require_http_methods(["GET", "POST"])
 def new_game(request: HttpRequest) -> HttpResponse:
-    """Show the new-game form; on a valid POST create the game and go to its board."""
+    """Show the new-game form; on a valid POST create the game and go to its board (an invalid
+    one shows the form again with its errors, as a 400, like the upload form)."""
     form = NewGameForm(request.POST if request.method == "POST" else None)
     if request.method == "POST" and form.is_valid():
         game = games.new_game(session_key(request), user_id=user_id(request), **form.cleaned_data)
         return redirect("frontend:play", pk=game.pk)
-    return render(request, "frontend/new_game.html", {"form": form})
+    return render(request, "frontend/new_game.html", {"form": form}, status=400 if form.errors else 200)
 
 
 @require_safe

@@ -89,10 +89,11 @@ def test_new_game_form_offers_every_bot_level_whose_network_is_shipped(client) -
 
 def test_new_game_form_rejects_bad_settings(client) -> None:
     response = new_game(client, handicap=1)
-    assert response.status_code == 200 and b"the handicap must be 0 or 2 to 9" in response.content
-    assert new_game(client, size=7).status_code == 200
+    assert response.status_code == 400 and b"the handicap must be 0 or 2 to 9" in response.content
+    assert new_game(client, size=7).status_code == 400
+    assert b"not one of the available choices" in new_game(client, rules="japanese\n").content
     tiny = new_game(client, komi="1e-9")  # once a 500: the record's KM was written "1e-09"
-    assert tiny.status_code == 200
+    assert tiny.status_code == 400
     assert b"komi must be a whole or half point (7.5, 6, 0.5...), not 1e-09" in tiny.content
     assert not Game.objects.exists()
 
@@ -341,7 +342,7 @@ def test_api_initial_stones_and_defaults(client, settings) -> None:
 
 @pytest.mark.parametrize(("rules", "superko"), [("chinese-ogs", True), ("new_zealand", True), ("bga", True),
                                                 ("TrompTaylor", True), ("korean", False),
-                                                ("ancient-territory", False)])
+                                                ("ancient-territory", False), ("AGA\n", True)])
 def test_api_takes_katagos_rule_names(rules: str, superko: bool) -> None:
     job = api.parse({"rules": rules, "boardXSize": 9, "moves": [["B", "E5"]]})
     assert job.query.rules == rules.lower() and job.position.superko is superko
@@ -356,6 +357,7 @@ def test_api_takes_katagos_rule_names(rules: str, superko: bool) -> None:
         ({"komi": "x"}, "'komi' must be a number"),
         ({"komi": 10**400}, "'komi' must be between -150 and 150"),
         ({"rules": "chess"}, "unknown rules 'chess'"),
+        ({"rules": "x" * 5000}, "unknown rules '" + "x" * 40 + "…'; known: aga"),
         ({"moves": "D4"}, "'moves' must be a list"),
         ({"moves": [["B", "D4"], ["W", "D4"]]}, "moves[1] (move 2): illegal move: white D4"),
         ({"moves": [["X", "D4"]]}, "moves[0]: invalid color"),

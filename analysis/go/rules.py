@@ -39,8 +39,9 @@ BONUS_N_MINUS_ONE_RULES = {"aga", "agabutton", "bga", "french"}
 
 
 def canonical(rules: str) -> str:
-    """Return the rules name in its one spelling: lower case, without hyphens, underscores or spaces."""
-    return "".join(c for c in rules.lower() if c not in "-_ \t")
+    """Return the rules name in its one spelling: lower case, without hyphens, underscores or
+    white space (spaces, tabs, line breaks)."""
+    return "".join(c for c in rules.lower() if c not in "-_" and not c.isspace())
 
 
 def known(rules: str) -> bool:

@@ -75,7 +75,8 @@ def parse(query: Any) -> Job:
     rules = _get(query, "rules", str, "chinese", "a string").lower()
     if not known(rules):
         names = ", ".join(sorted(AREA_RULES | TERRITORY_RULES))
-        raise ApiError(f"unknown rules {rules!r}; known: {names} (hyphens, underscores and spaces aside)")
+        shown = rules if len(rules) <= 40 else rules[:40] + "…"
+        raise ApiError(f"unknown rules {shown!r}; known: {names} (hyphens, underscores and spaces aside)")
     moves = _get(query, "moves", list, [], "a list of [colour, vertex] pairs")
     stones = _get(query, "initialStones", list, [], "a list of [colour, vertex] pairs")
     if len(moves) > MAX_MOVES or len(stones) > size * size:
