@@ -15,7 +15,7 @@ The search levels keep their tree between moves (see tree.py).  With a value
 head the bot resigns once its win rate (the network's, or the search root's)
 has stayed below ``resign_threshold`` for ``resign_moves`` moves in a row
 (``resign_threshold=0`` turns resigning off);
-White's threshold is lower early in a handicap game (resign.py).
+White plays on early in a handicap game, whatever its win rate (resign.py).
 """
 
 from __future__ import annotations

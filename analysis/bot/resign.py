@@ -1,4 +1,4 @@
-"""When the bot may resign: its resign threshold, lowered for White in handicap games."""
+"""When the bot may resign: its resign threshold, and none for White early in a handicap game."""
 
 from __future__ import annotations
 
@@ -6,19 +6,18 @@ from analysis.go.coords import WHITE
 from analysis.go.position import Position
 from analysis.go.ruled import handicap_stones
 
-BLEND_MOVES = 0.6  # of the board's points: the moves over which White's lower bar rises back
+PLAY_ON_MOVES = 0.6  # of the board's points: the moves White plays on in a handicap game, whatever
+# its win rate
 
 
 def resign_threshold(threshold: float, position: Position) -> float:
     """Return the win rate under which the player to move in ``position`` counts as hopeless.
 
-    White in a handicap game starts with a low win rate and Black may yet go wrong,
-    so (as in Leela Zero) White's bar is ``threshold / (1 + handicap)`` at first,
-    rising linearly back to ``threshold`` over the first ``BLEND_MOVES`` of the
-    board's points in moves.
+    White in a handicap game starts with a win rate near zero (the network judges Black's stones
+    as a strong player would use them: two stones on 9x9 leave White about 2%), and the player who
+    took the stones came for a game in which Black may yet go wrong: White's bar is 0 (it plays
+    on) for the first ``PLAY_ON_MOVES`` of the board's points in moves, ``threshold`` after.
     """
-    handicap = handicap_stones(position)
-    if handicap == 0 or position.to_play != WHITE:
+    if position.to_play != WHITE or len(position.moves) >= PLAY_ON_MOVES * position.size**2:
         return threshold
-    blend = min(1.0, len(position.moves) / (BLEND_MOVES * position.size**2))
-    return threshold * (blend + (1 - blend) / (1 + handicap))
+    return 0.0 if handicap_stones(position) else threshold
