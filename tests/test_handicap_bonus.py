@@ -12,6 +12,7 @@ from analysis.go.ruled import counted_komi, handicap_stones
 from analysis.go.rules import white_handicap_bonus
 from analysis.go.scoring import score
 from analysis.gtp.engine import GtpEngine
+from analysis.review.analyze import game_positions
 from analysis.review.ended import counted_analysis
 from analysis.review.query import PositionQuery
 from analysis.sgf import read_sgf, replay
@@ -128,6 +129,21 @@ def test_gtp_counts_the_handicap_bonus_and_writes_the_games_own_komi(tmp_path) -
     for line in ("komi 0.5", "fixed_handicap 2"):
         japanese.respond(line)
     assert japanese.position.komi == 0.5 and japanese.respond("final_score") == "= B+78.5\n\n"
+
+
+def test_blacks_moves_before_whites_first_are_a_handicap_as_katago_assumes() -> None:
+    engine = GtpEngine(rules="chinese", size=9)
+    komis = []
+    lines = ("komi 0.5", "play B C3", "play B G7", "play B pass", "play B C7", "play W E5", "undo", "undo")
+    for line in lines:
+        assert engine.respond(line).startswith("="), line
+        komis.append(engine.position.komi)
+    assert komis == [0.5, 0.5, 2.5, 2.5, 3.5, 3.5, 3.5, 2.5]
+    record = read_sgf("(;GM[1]FF[4]SZ[9]KM[0.5];B[cc];B[gg];W[ee];B[ec])")
+    assert [p.komi for p, _ in game_positions(record, rules="chinese")] == [0.5, 0.5, 2.5, 2.5, 2.5]
+    assert replay(record, rules="chinese").komi == 2.5 and replay(record, 1, rules="chinese").komi == 0.5
+    even = read_sgf("(;GM[1]FF[4]SZ[9]KM[7.5];B[cc];W[gg];B[ee])")
+    assert {p.komi for p, _ in game_positions(even, rules="chinese")} == {7.5}
 
 
 @pytest.mark.django_db

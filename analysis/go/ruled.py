@@ -17,17 +17,23 @@ from analysis.go.rules import rules_kind, white_handicap_bonus
 
 def handicap_stones(position: Position) -> int:
     """Return the handicap of ``position``'s game: the black stones on its board before the first move
-    (the stones it started from and its setup steps).
+    (the stones it started from and its setup steps), and Black's moves before White's first one
+    (GUIs that place a handicap with ``play B`` commands; passes aside).
 
-    As KataGo counts them: 0 when White has a stone there too (a set-up position, not a handicap)
-    or when there is one stone at most (an even game).
+    As KataGo counts them (``assumeMultipleStartingBlackMovesAreHandicap``): 0 when White has a
+    stone on the starting board (a set-up position, not a handicap) or when there is one stone at
+    most (an even game).
     """
-    moves = next((len(position.steps) - i for i, s in enumerate(position.steps) if isinstance(s, Move)), 0)
+    first = next((i for i, s in enumerate(position.steps) if isinstance(s, Move)), len(position.steps))
     start = position.copy()
-    for _ in range(moves):
+    for _ in range(len(position.steps) - first):
         start.undo()
     stones = start.stones()
     black = int((stones == BLACK).sum())
+    for step in position.steps[first:]:
+        if step.color != BLACK:
+            break
+        black += step.point != position.pass_point
     return 0 if (stones == WHITE).any() or black <= 1 else black
 
 

@@ -92,7 +92,11 @@ def komi(engine: GtpEngine, args: list[str]) -> str:
 
 
 def play(engine: GtpEngine, args: list[str]) -> str:
-    """Play a move of either colour; raises CommandError for bad arguments or an illegal move."""
+    """Play a move of either colour; raises CommandError for bad arguments or an illegal move.
+
+    Black's moves before White's first are a handicap (:func:`analysis.go.ruled.handicap_stones`),
+    so each move recounts the komi.
+    """
     size = engine.position.size
     color = color_arg(args, 0, "invalid color or coordinate")
     point = vertex_arg(args, 1, size, "invalid color or coordinate")
@@ -100,6 +104,7 @@ def play(engine: GtpEngine, args: list[str]) -> str:
         engine.position.play(point, color)
     except IllegalMoveError as e:
         raise CommandError(f"illegal move: {e.reason}") from None
+    engine.apply_rules()
     return ""
 
 
@@ -122,6 +127,7 @@ def play_bot_choice(
     if decision.move is None:
         return "resign"
     position.play(decision.move, color)
+    engine.apply_rules()
     return to_gtp(decision.move, position.size)
 
 
@@ -142,6 +148,7 @@ def undo(engine: GtpEngine, args: list[str]) -> str:
     if not steps or isinstance(steps[-1], SetupStep):
         raise CommandError("cannot undo")
     engine.position.undo()
+    engine.apply_rules()
     return ""
 
 

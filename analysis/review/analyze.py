@@ -22,6 +22,7 @@ import numpy as np
 
 from analysis.go.coords import BLACK, to_gtp
 from analysis.go.position import Position
+from analysis.go.ruled import apply_rules
 from analysis.mcts import BaggedRoot, Candidate, Evaluator, Search, SearchConfig
 from analysis.review.ended import counted_analysis, ended
 from analysis.review.query import PositionQuery
@@ -149,6 +150,8 @@ def game_positions(
         yield position.copy(), (moves[k] if k < len(moves) else None)
         if k < len(moves):
             _play_recorded(position, moves[k], k + 1, record)
+            if rules is not None and all(color == BLACK for color, _ in moves[: k + 1]):
+                apply_rules(position, rules, record.komi)  # Black's opening moves may be a handicap
 
 
 def _play_recorded(position: Position, move: tuple[int, int], number: int, record: GameRecord) -> None:
