@@ -73,6 +73,10 @@ def test_the_handicap_is_the_black_stones_set_up_before_the_first_move(diagram: 
     position.play(0)  # moves after the setup are not handicap stones
     position.play(1)
     assert handicap_stones(position) == stones
+    opening = Position(9)
+    opening.play(0)
+    opening.setup(black=[5])  # stones set up after a move are not a handicap either
+    assert handicap_stones(opening) == 0
 
 
 @pytest.mark.parametrize(("rules", "counted", "margin"), [

@@ -31,7 +31,7 @@ def handicap_stones(position: Position) -> int:
     stones = start.stones()
     black = int((stones == BLACK).sum())
     for step in position.steps[first:]:
-        if step.color != BLACK:
+        if not isinstance(step, Move) or step.color != BLACK:
             break
         black += step.point != position.pass_point
     return 0 if (stones == WHITE).any() or black <= 1 else black
