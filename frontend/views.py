@@ -122,7 +122,7 @@ def render_review(request: HttpRequest, game: Game, socket: str, shared: bool) -
         link = request.build_absolute_uri(reverse("frontend:shared", args=[game.share_token]))
     context = {
         "game": game,
-        "handicap_bonus": games.handicap_bonus(game),
+        "handicap_bonus": games.handicap_bonus(game, record),
         "socket": socket,
         "shared": shared,
         "share_link": link,

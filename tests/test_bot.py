@@ -166,6 +166,31 @@ def test_before_the_end_a_move_inside_its_own_area_may_be_a_reinforcement() -> N
     assert pointless_fill(late, from_gtp("A4", 7)) and not pointless_fill(late, from_gtp("E4", 7))
 
 
+# Black's corner lives only if it plays B1 in its straight three (A1-C1): a move inside its own
+# region that must never be taken for a pointless fill.
+STRAIGHT_THREE = """
+    . . . . . . . . .
+    . . . . . . . . .
+    . . . . . . . . .
+    . . . . . . . . .
+    . . . . . . . . .
+    . . . . . . . . .
+    O O O O O . . . .
+    X X X X O . . . .
+    . . . X O . . . .
+"""
+
+
+def test_a_move_that_makes_two_eyes_is_never_taken_for_a_pointless_fill() -> None:
+    position = Position.from_diagram(STRAIGHT_THREE, komi=6.5)
+    position.scoring = "territory"
+    for _ in range(34):  # standing for the moves of a game near its end
+        position.pass_move()
+    position.play(from_gtp("J9", 9), WHITE)
+    assert position.to_play == BLACK and position.liberties(from_gtp("A2", 9)) == 3
+    assert not pointless_fill(position, from_gtp("B1", 9))
+
+
 def test_the_bot_resigns_when_the_opponent_keeps_passing_and_it_stays_behind_on_the_count() -> None:
     probs = np.full(26, 1 / 26)
     behind = Position.from_diagram(SPLIT_BOARD, komi=0.5, to_play=WHITE)

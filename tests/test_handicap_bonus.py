@@ -16,7 +16,7 @@ from analysis.review.analyze import game_positions
 from analysis.review.ended import counted_analysis
 from analysis.review.query import PositionQuery
 from analysis.sgf import read_sgf, replay
-from frontend.services import games
+from frontend.services import game_analysis, games
 from tests.web_helpers import make_game
 
 # Two handicap stones (E7, E3); Black fills column E, White column F; Black passes twice, so White
@@ -208,3 +208,14 @@ def test_a_new_aga_game_names_its_rules_in_the_record_and_gives_white_one_point_
     assert read_sgf(game.sgf).rules == "AGA" and games.handicap_bonus(game) == 2
     text = " ".join(re.sub(r"<[^>]+>", "", client.get(f"/game/{game.pk}/").content.decode()).split())
     assert "AGA (area) · komi 0.5 · handicap 3 (White +2 for the handicap at the count)" in text
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("ru", "bonus"), [("RU[Chinese]", 2), ("RU[Japanese]", 0)])
+def test_an_analysis_is_keyed_to_the_bonus_it_was_searched_with(client, ru: str, bonus: int) -> None:
+    sgf = f"(;GM[1]FF[4]SZ[9]KM[0.5]{ru};B[cc];B[gg];W[ee];B[ec])"  # two opening Black moves
+    assert client.post("/review", {"text": sgf}).status_code == 302
+    game = games.Game.objects.get()
+    record = games.record_of(game)
+    assert games.handicap_bonus(game, record) == bonus
+    assert (game_analysis.record_key(game, record) == record.fingerprint()) is (bonus == 0)

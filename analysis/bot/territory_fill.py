@@ -3,12 +3,17 @@ nothing: the bot passes instead.
 
 The network's pass prior is tiny in almost every position, so a search seldom reaches the two
 passes whose count would show the lost point, and the network's score lead cannot resolve one
-point on a settled board.  A move is a pointless fill when its empty region is bordered by the
-mover's stones alone (no opponent stone inside it, dead or alive), none of the mover's strings
-next to the point is short of liberties (fewer than ``SAFE_LIBERTIES``: the move may be needed
-there), and the game is in its end: ``LATE_MOVES`` of the board's points have been played, and
-at most ``SETTLED_NEUTRAL`` of them are owned by neither side once the dead stones (the playouts'
-estimate) are off.  Earlier, a move inside one's own area may be a needed reinforcement.
+point on a settled board.  A move is a pointless fill when
+
+- its empty region is bordered by the mover's stones alone (no opponent stone inside it, dead or
+  alive) and holds at least ``ALIVE_REGION`` points: the largest eye spaces that a single move
+  inside can kill (bulky five, rabbity six) are smaller, so a move in a smaller region may be the
+  one that makes two eyes, and is left to the search;
+- none of the mover's strings next to the point is short of liberties (fewer than
+  ``SAFE_LIBERTIES``: the move may be needed there);
+- and the game is in its end: ``LATE_MOVES`` of the board's points have been played, and at most
+  ``SETTLED_NEUTRAL`` of them are owned by neither side once the dead stones (the playouts'
+  estimate) are off.  Earlier, a move inside one's own area may be a needed reinforcement.
 """
 
 from __future__ import annotations
@@ -17,15 +22,16 @@ from analysis.go.coords import EMPTY, neighbors
 from analysis.go.position import Position
 from analysis.go.scoring import estimate_dead, score
 
+ALIVE_REGION = 8
 SAFE_LIBERTIES = 3
 LATE_MOVES = 0.4  # of the board's points, in moves
 SETTLED_NEUTRAL = 0.1  # of the board's points: at most this many owned by neither side on the count
 # (the bot's resigning on an opponent's passes waits for such a board too)
 
 
-def own_region(position: Position, point: int) -> bool:
-    """Return whether the empty region holding ``point`` is bordered by the mover's stones alone,
-    and the mover's strings next to ``point`` have at least ``SAFE_LIBERTIES`` liberties each."""
+def own_region(position: Position, point: int) -> set[int] | None:
+    """Return the empty region holding ``point`` when it is bordered by the mover's stones alone,
+    else None."""
     size, me = position.size, position.to_play
     stones = position.stones().ravel()
     region, frontier, border = {point}, [point], set()
@@ -36,9 +42,7 @@ def own_region(position: Position, point: int) -> bool:
                 frontier.append(q)
             elif stones[q] != EMPTY:
                 border.add(q)
-    if any(stones[q] != me for q in border):
-        return False
-    return all(position.liberties(q) >= SAFE_LIBERTIES for q in neighbors(point, size) if stones[q] == me)
+    return region if all(stones[q] == me for q in border) else None
 
 
 def pointless_fill(position: Position, point: int) -> bool:
@@ -48,7 +52,12 @@ def pointless_fill(position: Position, point: int) -> bool:
         return False
     if len(position.moves) < LATE_MOVES * position.size**2:
         return False
-    if not own_region(position, point):
+    region = own_region(position, point)
+    if region is None or len(region) < ALIVE_REGION:
+        return False
+    size, me = position.size, position.to_play
+    stones = position.stones().ravel()
+    if any(stones[q] == me and position.liberties(q) < SAFE_LIBERTIES for q in neighbors(point, size)):
         return False
     count = score(position, "territory", estimate_dead(position))
-    return count.neutral <= SETTLED_NEUTRAL * position.size**2
+    return count.neutral <= SETTLED_NEUTRAL * size**2

@@ -44,7 +44,8 @@ class SearchTree:
         root, search = self._root, self.search
         if root is None or search is None:
             return False
-        if (root.size, root.komi, root.superko) != (position.size, position.komi, position.superko):
+        rules = (position.size, position.komi, position.superko, position.scoring)
+        if (root.size, root.komi, root.superko, root.scoring) != rules:
             return False
         played = len(root.steps)
         if position.steps[:played] != root.steps:

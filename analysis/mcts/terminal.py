@@ -17,7 +17,9 @@ def terminal_value(pos: Position) -> float:
     """Return +1, -1 or 0: the player to move wins, loses or draws by the count with komi.
 
     Every stone on the board counts as alive: after two passes the search plays by
-    Tromp-Taylor rules, so dead stones must have been captured.
+    Tromp-Taylor rules, so dead stones must have been captured.  Under territory scoring a dead
+    stone left in one's territory makes it neutral, so the search captures it, at a point a move
+    that a real Japanese count (which takes dead stones off) would not have charged.
     """
     margin = terminal_margin(pos)
     return float((margin > 0) - (margin < 0))

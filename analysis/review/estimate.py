@@ -13,7 +13,8 @@ estimator does.  The two answer different questions, and each is the better guid
 part of the game: near the end the count, earlier the projection (``python -m analysis.bench
 score``'s ``count`` and ``sign_by_moves_left``).  While only one side has stones on the board
 (the start of a game, a handicap game's above all), no count is given: they would "own" every
-empty point (Black's 4 handicap stones counted B+360.5 by area).
+empty point (Black's 4 handicap stones and komi 0.5 counted B+360.5 by area, B+356.5 with
+White's 4 points for them under Chinese rules).
 """
 
 from __future__ import annotations

@@ -2,8 +2,9 @@
 
 The web site builds it from a board message (:mod:`frontend.services.board`) or an API request
 (:mod:`frontend.services.api`); it crosses the broker as JSON (:meth:`PositionQuery.to_json`) and
-the analysis task turns it back with :meth:`PositionQuery.from_json`.  The ko rule follows from
-the rules (:func:`analysis.go.rules.uses_superko`), here and nowhere else.
+the analysis task turns it back with :meth:`PositionQuery.from_json`.  The ko rule, the scoring
+and White's handicap bonus follow from the rules (:func:`analysis.go.rules.uses_superko`,
+:func:`analysis.go.ruled.apply_rules`), as in every position built from a game and its rules.
 """
 
 from __future__ import annotations

@@ -117,11 +117,15 @@ def run_chunk(analysis_id: int, evaluator: Evaluator, chunk: int) -> ChunkOutcom
 def record_key(game: Game, record: GameRecord) -> str:
     """Return what an analysis of ``game`` keeps of the game it analysed (``record_fingerprint``):
     its record's :meth:`~analysis.sgf.GameRecord.fingerprint`, with the stones the player marked
-    dead in a game against the bot, on which the count of its end depends."""
-    marked = games.marked_dead(game)
-    if not marked:
-        return record.fingerprint()
-    return hashlib.sha256(json.dumps([record.fingerprint(), sorted(marked)]).encode()).hexdigest()
+    dead in a game against the bot, on which the count of its end depends, and White's handicap
+    bonus under the game's rules, with which every position is searched and counted (an analysis
+    made without it, before the site gave it, is another game's)."""
+    key: list = [record.fingerprint()]
+    if marked := games.marked_dead(game):
+        key.append(sorted(marked))
+    if bonus := games.handicap_bonus(game, record):
+        key.append({"white_handicap_bonus": bonus})
+    return key[0] if len(key) == 1 else hashlib.sha256(json.dumps(key).encode()).hexdigest()
 
 
 def is_current(analysis: Analysis, game: Game, record: GameRecord) -> bool:

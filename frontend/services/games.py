@@ -103,12 +103,14 @@ def record_of(game: Game) -> GameRecord:
     return read_sgf(game.sgf, source=f"game {game.pk}")
 
 
-def handicap_bonus(game: Game) -> float:
+def handicap_bonus(game: Game, record: GameRecord | None = None) -> float:
     """Return the points White gets at the count for the game's handicap stones under its rules: the
     komi its positions count with less the record's (:func:`analysis.go.ruled.counted_komi`: four
-    for four stones under Chinese rules, none under Japanese).  Raises SgfError for a bad record."""
-    record = record_of(game)
-    return replay(record, upto=0, rules=game.rules).komi - record.komi
+    for four stones under Chinese rules, none under Japanese), Black's opening moves before White's
+    first included.  ``record`` is the game's, parsed (None: parse it).  Raises SgfError for a bad
+    record."""
+    record = record_of(game) if record is None else record
+    return replay(record, rules=game.rules).komi - record.komi
 
 
 def load(game: Game) -> LoadedGame:
