@@ -160,6 +160,7 @@ def test_a_handicap_game_against_the_bot_is_counted_with_whites_bonus(rules: str
     loaded.game.dead = []
     counted = games.current_score(loaded)
     assert counted["white"] == white and counted["result"] == "B+78.5"  # the same margin either way
+    assert (counted["komi"], counted["handicap_bonus"]) == (0.5, white - 0.5)
     assert games.handicap_bonus(game) == white - 0.5
 
 

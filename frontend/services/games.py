@@ -277,7 +277,9 @@ def current_score(loaded: LoadedGame) -> dict | None:
     if dead is None:
         return None
     counted = score(loaded.position, game.rules, dead)
-    return {"black": counted.black, "white": counted.white, "result": counted.result(), "kind": counted.kind}
+    komi = loaded.record.komi
+    return {"black": counted.black, "white": counted.white, "result": counted.result(), "kind": counted.kind,
+            "komi": komi, "handicap_bonus": loaded.position.komi - komi}
 
 
 def accept_score(loaded: LoadedGame) -> None:

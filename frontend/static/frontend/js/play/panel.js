@@ -9,7 +9,8 @@ export function showState(m, human) {
   $("status").textContent = statusText(m, human);
   $("captures").textContent = `Captures: black ${m.captures.B}, white ${m.captures.W}`;
   const s = m.score;
-  $("score").textContent = s ? `Score: black ${s.black}, white ${s.white} → ${s.result}` : "";
+  const bonus = s && s.handicap_bonus ? ` and ${s.handicap_bonus} for the handicap` : "";
+  $("score").textContent = s ? `Score: black ${s.black}, white ${s.white} (komi ${s.komi}${bonus} included) → ${s.result}` : "";
   $("accept").hidden = m.phase !== "scoring";
   for (const id of ["pass", "resign"]) $(id).disabled = m.phase !== "playing";
   $("undo").disabled = m.phase === "finished";
