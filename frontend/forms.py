@@ -20,6 +20,11 @@ from frontend.services import engine
 class NewGameForm(forms.Form):
     """Settings of a game against the bot."""
 
+    EVEN_KOMI: ClassVar[dict[str, float]] = {  # the usual komi of an even game, by rules (KataGo's)
+        Game.Rules.CHINESE: 7.5, Game.Rules.JAPANESE: 6.5, Game.Rules.AGA: 7.5, Game.Rules.TROMP_TAYLOR: 7.5,
+    }
+    HANDICAP_KOMI = 0.5  # and of a handicap game
+
     human_color = forms.ChoiceField(label="Your colour", choices=[("B", "Black"), ("W", "White")])
     size = forms.TypedChoiceField(
         label="Board size", choices=[(9, "9×9"), (13, "13×13"), (19, "19×19")], coerce=int, initial=9
@@ -42,6 +47,11 @@ class NewGameForm(forms.Form):
             for name, level in LEVELS.items()
             if not level.network or level.network in shipped
         ]
+
+    def komi_defaults(self) -> dict:
+        """Return the komi the page proposes when the handicap or the rules change (new-game.js):
+        ``even`` by rules, and ``handicap``."""
+        return {"even": self.EVEN_KOMI, "handicap": self.HANDICAP_KOMI}
 
     def clean(self) -> dict:
         """Check that the handicap fits the board (one stone is no handicap: use 0 and komi 0.5) and

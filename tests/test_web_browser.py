@@ -301,7 +301,7 @@ def test_the_module_graph_loads_without_console_errors(page, site: Site, where: 
     page.on("console", lambda m: m.type == "error" and problems.append(f"{m.text} ({m.location['url']})"))
     page.on("requestfailed", lambda r: problems.append(f"request failed: {r.url}"))
     loaded: dict[str, int] = {}  # status of each static file, by its path under /static/
-    page.on("response", lambda r: loaded.update({r.url.partition("/static/")[2]: r.status}))
+    page.on("response", lambda r: loaded.setdefault(r.url.partition("/static/")[2], r.status))  # the first
     if where == "review":
         upload(page, site, REVIEW_SGF)
         status_starts(page, "7 moves.")
@@ -311,9 +311,29 @@ def test_the_module_graph_loads_without_console_errors(page, site: Site, where: 
         status_starts(page, "Your move")
     modules = ROOT / "frontend" / "static"
     expected = {path.relative_to(modules).as_posix(): 200 for path in modules.rglob("*.js")}
+    if where == "review":
+        del expected["frontend/new-game.js"]  # the new-game page's own entry, loaded on the way to play
     assert {name: status for name, status in loaded.items() if name.endswith(".js")} == expected
     assert problems == []
     assert page.locator("#timeline").count() == (where == "review")
+
+
+def test_the_new_game_komi_follows_the_handicap_and_rules_until_the_player_types_one(page, site) -> None:
+    problems: list[str] = []
+    page.on("console", lambda m: m.type == "error" and problems.append(m.text))
+    page.goto(f"{site.url}/new")
+    komi = page.locator("#id_komi")
+    assert komi.input_value() == "7.5"
+    page.select_option("#id_rules", "japanese")
+    assert komi.input_value() == "6.5"
+    page.fill("#id_handicap", "4")
+    assert komi.input_value() == "0.5"
+    page.fill("#id_handicap", "0")
+    page.select_option("#id_rules", "aga")
+    assert komi.input_value() == "7.5"
+    page.fill("#id_komi", "5")
+    page.fill("#id_handicap", "3")
+    assert komi.input_value() == "5" and problems == []
 
 
 @pytest.mark.parametrize("where", ["play", "review", "games"])
