@@ -32,7 +32,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         "--rules",
         choices=RULES,
         default="chinese",
-        help="chinese: positional superko, area scoring; japanese: simple ko, territory",
+        help="chinese: positional superko, area scoring, White gets a point per handicap stone; "
+        "japanese: simple ko, territory scoring, no handicap bonus",
     )
     parser.add_argument("--komi", type=float, default=None, help="komi (default 7.5 chinese, 6.5 japanese)")
     parser.add_argument(
