@@ -19,11 +19,12 @@ from analysis.go.coords import BLACK, WHITE, from_sgf
 from analysis.nets import checkpoint
 from analysis.nets.golois import GoloisConfig, GoloisNet
 from analysis.sgf.results import result_value
+from analysis.train import precise_bn
 from analysis.train.__main__ import main as train_main
 from analysis.train.data import PositionSampler, fixed_positions
 from analysis.train.evaluate import evaluate
 from analysis.train.loop import TrainConfig, planes, train
-from analysis.train.precise_bn import Calibration
+from analysis.train.precise_bn import VAR_FLOOR, Calibration
 from analysis.train.schedule import PlateauHalving
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -91,7 +92,8 @@ def test_value_rate_keeps_the_value_target_on_that_fraction_of_positions(games: 
         PositionSampler([str(games)], value_rate=0.0)
 
 
-def test_precise_bn_gives_the_evaluation_mode_net_its_batch_statistics(games: Path) -> None:
+def test_precise_bn_gives_the_evaluation_mode_net_its_batch_statistics(games: Path, monkeypatch) -> None:
+    monkeypatch.setattr(precise_bn, "VAR_FLOOR", 0.0)  # the floor has its own test, below
     torch.manual_seed(0)
     config = GoloisConfig(get_feature_set("golois").num_planes, 2, 16, value_head=True)
     model = GoloisNet(config)
@@ -111,6 +113,28 @@ def test_precise_bn_gives_the_evaluation_mode_net_its_batch_statistics(games: Pa
         # the same but for the running variance's n / (n - 1) over 3 x 361 points a channel
         assert torch.allclose(model(x)[0], batch_stats, atol=5e-3)
     assert all(m.momentum == 0.25 for m in model.modules() if isinstance(m, torch.nn.BatchNorm2d))
+
+
+def test_precise_bn_keeps_a_channel_the_positions_never_wake_from_blowing_up(games: Path) -> None:
+    torch.manual_seed(0)
+    config = GoloisConfig(get_feature_set("golois").num_planes, 2, 16, value_head=True)
+    model = GoloisNet(config)
+    calibration = Calibration(planes(fixed_positions([str(games)], 3, seed=5), config))
+    norms = [m for m in model.modules() if isinstance(m, torch.nn.BatchNorm2d)]
+    silent = norms[1]  # the first residual block's
+    with torch.no_grad():
+        silent.weight[0] = 1.0
+        silent.bias[0] = 0.0
+    mute = torch.tensor([0.0] + [1.0] * 15)[:, None, None]
+    hook = silent.register_forward_pre_hook(lambda m, args: (args[0] * mute,))
+    calibration.apply(model)  # channel 0 never wakes on the calibration positions
+    hook.remove()
+    floor = VAR_FLOOR * float(silent.running_var.median())
+    assert float(silent.running_var[0]) == pytest.approx(floor)
+    assert float(silent.running_var[1:].min()) > floor
+    with torch.no_grad():  # a position that wakes it: multiplied by 1 / sqrt(floor), not 1 / sqrt(eps)
+        woken = float(silent.eval()(torch.ones(1, 16, 19, 19))[0, 0].max())
+    assert woken == pytest.approx(1 / (floor + silent.eps) ** 0.5, rel=1e-4) and woken < 0.1 / silent.eps**0.5
 
 
 def test_fixed_positions_are_deterministic_and_report_the_next_move(games: Path) -> None:
