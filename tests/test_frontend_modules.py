@@ -1,7 +1,8 @@
-"""The front end's native ES modules: the graph ``board.js`` imports, served by staticfiles.
+"""The front end's native ES modules: the graphs ``board.js`` (the board pages) and ``new-game.js``
+(the new-game page) import, served by staticfiles.
 
 There is no build step: the browser follows the relative imports itself, so every one must name a
-file that Django's static files finders serve, and every module must be reachable from the entry.
+file that Django's static files finders serve, and every module must be reachable from an entry.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from django.contrib.staticfiles import finders
 
 STATIC = Path(__file__).resolve().parent.parent / "frontend" / "static" / "frontend"
 ENTRY = STATIC / "board.js"
+NEW_GAME = STATIC / "new-game.js"
 IMPORT = re.compile(r'^import\s+(?:[^;]*?\s+from\s+)?"([^"]+)";', re.M)
 TEMPLATES = STATIC.parent.parent / "templates" / "frontend"
 
@@ -43,8 +45,13 @@ def test_every_import_is_relative_and_names_a_static_file() -> None:
             assert finders.find(static_path) == str(target), f"{module.name} imports missing {name}"
 
 
-def test_the_entry_reaches_every_module() -> None:
-    assert module_graph(ENTRY) == set(STATIC.rglob("*.js"))
+def test_the_entries_reach_every_module() -> None:
+    assert module_graph(ENTRY) | module_graph(NEW_GAME) == set(STATIC.rglob("*.js"))
+
+
+def test_the_new_game_page_loads_its_entry_as_a_module() -> None:
+    html = (TEMPLATES / "new_game.html").read_text()
+    assert "<script type=\"module\" src=\"{% static 'frontend/new-game.js' %}\"></script>" in html
 
 
 MODULES = sorted(STATIC.rglob("*.js"))
