@@ -11,7 +11,7 @@ from django.db.models import Q, QuerySet
 
 from analysis.bot.levels import LEVELS
 from analysis.go.handicap import max_fixed_handicap
-from analysis.go.rules import MAX_KOMI, known, rules_kind, white_handicap_bonus
+from analysis.go.rules import MAX_KOMI, default_komi, known, rules_kind, white_handicap_bonus
 from analysis.sgf import GameRecord, SgfError, read_sgf, replay
 from frontend.models import Game
 from frontend.services import engine
@@ -20,10 +20,7 @@ from frontend.services import engine
 class NewGameForm(forms.Form):
     """Settings of a game against the bot."""
 
-    EVEN_KOMI: ClassVar[dict[str, float]] = {  # the usual komi of an even game, by rules (KataGo's)
-        Game.Rules.CHINESE: 7.5, Game.Rules.JAPANESE: 6.5, Game.Rules.AGA: 7.5, Game.Rules.TROMP_TAYLOR: 7.5,
-    }
-    HANDICAP_KOMI = 0.5  # and of a handicap game
+    HANDICAP_KOMI = 0.5  # the usual komi of a handicap game
 
     human_color = forms.ChoiceField(label="Your colour", choices=[("B", "Black"), ("W", "White")])
     size = forms.TypedChoiceField(
@@ -50,8 +47,9 @@ class NewGameForm(forms.Form):
 
     def komi_defaults(self) -> dict:
         """Return the komi the page proposes when the handicap or the rules change (new-game.js):
-        ``even`` by rules, and ``handicap``."""
-        return {"even": self.EVEN_KOMI, "handicap": self.HANDICAP_KOMI}
+        ``even`` by rules (:func:`analysis.go.rules.default_komi`), and ``handicap``."""
+        even = {rules: default_komi(rules) for rules in Game.Rules.values}
+        return {"even": even, "handicap": self.HANDICAP_KOMI}
 
     def clean(self) -> dict:
         """Check that the handicap fits the board (one stone is no handicap: use 0 and komi 0.5) and

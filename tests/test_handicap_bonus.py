@@ -9,7 +9,7 @@ import pytest
 from analysis.go.coords import WHITE
 from analysis.go.position import Position
 from analysis.go.ruled import counted_komi, handicap_stones
-from analysis.go.rules import white_handicap_bonus
+from analysis.go.rules import default_komi, white_handicap_bonus
 from analysis.go.scoring import score
 from analysis.gtp.engine import GtpEngine
 from analysis.review.analyze import game_positions
@@ -35,6 +35,21 @@ WALLS = ("(;GM[1]FF[4]SZ[9]KM[0.5]HA[2]AB[ec][eg]"
 ])
 def test_whites_handicap_bonus_follows_katagos_rules_table(rules: str, stones: int, bonus: int) -> None:
     assert white_handicap_bonus(rules, stones) == bonus
+
+
+@pytest.mark.parametrize(("rules", "komi"), [("chinese", 7.5), ("Japanese", 6.5), ("korean", 6.5),
+                                             ("aga", 7.5), ("aga-button", 7.0), ("tromp-taylor", 7.5)])
+def test_the_usual_even_komi_is_katagos_by_rules(rules: str, komi: float) -> None:
+    assert default_komi(rules) == komi
+
+
+def test_the_gtp_engine_and_the_new_game_form_start_from_the_usual_komi() -> None:
+    from frontend.forms import NewGameForm
+
+    assert (GtpEngine(rules="chinese").komi, GtpEngine(rules="japanese").komi) == (7.5, 6.5)
+    proposed = NewGameForm().komi_defaults()
+    assert proposed["even"] == {"chinese": 7.5, "japanese": 6.5, "aga": 7.5, "tromp-taylor": 7.5}
+    assert proposed["handicap"] == 0.5
 
 
 @pytest.mark.parametrize(("diagram", "stones"), [

@@ -76,3 +76,11 @@ def white_handicap_bonus(rules: str, stones: int) -> int:
     if name in BONUS_N_MINUS_ONE_RULES:
         return max(0, stones - 1)
     return 0
+
+
+def default_komi(rules: str) -> float:
+    """Return the usual komi of an even game under ``rules``, KataGo's: 6.5 under territory
+    scoring, 7.5 under area scoring (7.0 with AGA's button)."""
+    if rules_kind(rules) == "territory":
+        return 6.5
+    return 7.0 if canonical(rules) == "agabutton" else 7.5

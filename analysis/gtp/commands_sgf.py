@@ -70,7 +70,7 @@ def game_komi(game: GameRecord) -> float:
 
 def load_position(game: GameRecord, upto: int | None, rules: str) -> Position:
     """Return the position after ``upto`` main-line moves (None: all), stopping before an illegal move,
-    under ``rules`` (their ko rule; its komi is the record's, without a handicap bonus).
+    under ``rules`` (:func:`analysis.sgf.replay`; the record's KM, not :func:`game_komi`).
 
     The colour to move follows GNU Go (see the module docstring).
     """
@@ -80,7 +80,6 @@ def load_position(game: GameRecord, upto: int | None, rules: str) -> Position:
         if e.kind != "illegal_move" or e.move_number is None:
             raise
         position = replay(game, e.move_number - 1, rules=rules)
-    position.komi = game_komi(game)
     no_moves = not game.main_line_moves()
     if no_moves and game.handicap > 1 and all(node.get("PL") is None for node in game.main_line()):
         position.to_play = WHITE
@@ -102,7 +101,7 @@ def loadsgf(engine: GtpEngine, args: list[str]) -> str:
     except SgfError:
         raise CommandError(f"cannot load '{filename}'") from None
     engine.position = position
-    engine.komi = position.komi
+    engine.komi = game_komi(game)
     engine.handicap = game.handicap
     engine.apply_rules()
     return color_name(position.to_play)

@@ -26,7 +26,7 @@ from analysis.bot.levels import get_level
 from analysis.bot.player import Bot
 from analysis.go.position import Position
 from analysis.go.ruled import apply_rules
-from analysis.go.rules import uses_superko
+from analysis.go.rules import default_komi, uses_superko
 from analysis.gtp import (
     commands,
     commands_analyze,
@@ -40,7 +40,6 @@ from analysis.gtp.commands_args import CommandError, Handler
 from analysis.gtp.stream import InputQueue
 
 RULES = ("chinese", "japanese")
-DEFAULT_KOMI = {"chinese": 7.5, "japanese": 6.5}
 
 COMMANDS: dict[str, Handler] = {
     **commands.COMMANDS,
@@ -108,7 +107,7 @@ class GtpEngine:
         if rules not in RULES:
             raise ValueError(f"unknown rules {rules!r}: expected one of {', '.join(RULES)}")
         self.rules = rules
-        self.komi = DEFAULT_KOMI[rules] if komi is None else float(komi)
+        self.komi = default_komi(rules) if komi is None else float(komi)
         self.seed = seed
         self.commands = COMMANDS
         if not self.bot.can_search:

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TextIO
 
 from analysis.go.coords import MAX_SIZE, MIN_SIZE
+from analysis.go.rules import default_komi
 from analysis.match.engine import MatchEngine
 from analysis.match.game import GameConfig, GameResult, play_game, save_sgf
 from analysis.match.log import append, log_line
@@ -33,7 +34,6 @@ from analysis.match.stats import MatchSummary, format_summary, summarize
 from analysis.sgf import GameRecord
 
 RULES = ("chinese", "japanese")
-DEFAULT_KOMI = {"chinese": 7.5, "japanese": 6.5}  # as the GTP engine's defaults
 
 
 class _Tables:
@@ -202,7 +202,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     signal.signal(signal.SIGTERM, _exit_on_sigterm)
     config = GameConfig(
         size=args.size,
-        komi=DEFAULT_KOMI[args.rules] if args.komi is None else args.komi,
+        komi=default_komi(args.rules) if args.komi is None else args.komi,
         rules=args.rules,
         max_moves=args.max_moves or 3 * args.size * args.size,
     )

@@ -110,7 +110,9 @@ def handicap_bonus(game: Game, record: GameRecord | None = None) -> float:
     first included.  ``record`` is the game's, parsed (None: parse it).  Raises SgfError for a bad
     record."""
     record = record_of(game) if record is None else record
-    return replay(record, rules=game.rules).komi - record.komi
+    moves = record.main_line_moves()
+    opening = next((k for k, (color, _) in enumerate(moves) if color != BLACK), len(moves))
+    return replay(record, upto=opening, rules=game.rules).komi - record.komi  # the handicap is there
 
 
 def load(game: Game) -> LoadedGame:
