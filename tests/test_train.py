@@ -21,9 +21,11 @@ from analysis.nets.golois import GoloisConfig, GoloisNet
 from analysis.sgf.results import result_value
 from analysis.train import precise_bn
 from analysis.train.__main__ import main as train_main
+from analysis.train.batch import Batch
 from analysis.train.data import PositionSampler, fixed_positions
 from analysis.train.evaluate import evaluate
 from analysis.train.loop import TrainConfig, planes, train
+from analysis.train.losses import losses
 from analysis.train.precise_bn import SILENT, VAR_FLOOR, Calibration
 from analysis.train.schedule import PlateauHalving
 
@@ -90,6 +92,56 @@ def test_value_rate_keeps_the_value_target_on_that_fraction_of_positions(games: 
     assert 0.15 * everything < known(0.25) < 0.35 * everything
     with pytest.raises(ValueError):
         PositionSampler([str(games)], value_rate=0.0)
+
+
+def test_paired_samples_are_followed_by_the_position_their_move_led_to(games: Path) -> None:
+    sampler = PositionSampler([str(games)], "golois", pool_size=3, shuffle_buffer=1, seed=5, paired=True)
+    batch = sampler.batch(64)
+    firsts = np.flatnonzero(batch.pair >= 0)
+    assert len(firsts) >= 16  # most samples come in pairs: the games are 14 moves long
+    for i in firsts:
+        j = batch.pair[i]
+        assert j == i + 1 and batch.pair[j] == -1
+        ours, theirs = batch.inputs[i, 0].sum(), batch.inputs[i, 1].sum()
+        # The record's games capture nothing: after the move, the mover's stones are one more and
+        # they are the next player's opponent's (whatever symmetry each sample is shown under).
+        assert batch.inputs[j, 1].sum() == ours + 1 and batch.inputs[j, 0].sum() == theirs
+    unpaired = PositionSampler([str(games)], "golois", pool_size=3, shuffle_buffer=1, seed=5).batch(64)
+    assert (unpaired.pair == -1).all()
+
+
+def test_concatenated_batches_keep_their_pairs_on_their_rows(games: Path) -> None:
+    paired = PositionSampler([str(games)], "golois", pool_size=3, shuffle_buffer=1, seed=5, paired=True)
+    a, b = paired.batch(10), paired.batch(6)
+    both = Batch.concatenate([a, b])
+    assert both.pair.tolist() == a.pair.tolist() + [p + 10 if p >= 0 else -1 for p in b.pair.tolist()]
+
+
+class _FixedValues(torch.nn.Module):
+    """A stand-in network whose win logits are given: only its value matters to the pairs' loss."""
+
+    def __init__(self, logits: list[float]) -> None:
+        super().__init__()
+        self.logits = torch.tensor(logits)
+
+    def forward(self, x: torch.Tensor, legal: torch.Tensor) -> dict[str, torch.Tensor]:
+        return {"policy": torch.zeros(len(x), 1, 362), "value": self.logits}
+
+
+def test_the_consistency_loss_is_the_squared_gap_of_a_pairs_win_chances_from_one(games: Path) -> None:
+    batch = PositionSampler([str(games)], "golois", pool_size=1, shuffle_buffer=1, seed=5,
+                            value_rate=0.01).batch(4)
+    batch.pair[:] = [1, -1, 3, -1]
+    tensors = batch.tensors()
+    tensors["value"][:] = float("nan")  # no result targets: the pairs' loss alone
+    cfg = TrainConfig(preset="golois-b4c48", data=[], consistency_weight=2.0)
+    agree = math.log(0.7 / 0.3)  # 0.7 for the mover and 0.3 for the next one: they agree
+    total, parts = losses(_FixedValues([agree, -agree, agree, -agree]), tensors, cfg)
+    assert parts["consistency"] == pytest.approx(0.0, abs=1e-6)
+    # 0.7 and 0.7: each believes it is ahead, a gap of 0.4 on both pairs.
+    total, parts = losses(_FixedValues([agree, agree, agree, agree]), tensors, cfg)
+    assert parts["consistency"] == pytest.approx(0.16, abs=1e-5)
+    assert total.item() == pytest.approx(parts["policy"] + 2.0 * 0.16, abs=1e-4)
 
 
 def test_precise_bn_gives_the_evaluation_mode_net_its_batch_statistics(games: Path, monkeypatch) -> None:

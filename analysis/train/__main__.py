@@ -32,6 +32,9 @@ def parser() -> argparse.ArgumentParser:
                    help="with --resume, set the learning rate to this and restart the plateau schedule")
     p.add_argument("--value-rate", type=float, default=1.0,
                    help="fraction of positions that train the value head (the rest train the policy only)")
+    p.add_argument("--consistency-weight", type=float, default=0.0,
+                   help="weight of the value-consistency loss: each game position is paired with the "
+                        "next, and their win chances should sum to one (0: no pairs)")
     p.add_argument("--teacher", help="KataGo's labels (labels.npz): targets for every head")
     p.add_argument("--teacher-archives", help="the labelled months' zips' folder (default: the first --data)")
     p.add_argument("--teacher-fraction", type=float, default=0.5, help="share of each batch from the teacher")

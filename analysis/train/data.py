@@ -20,6 +20,8 @@ Targets of a sample, for the player to move:
   position its count is made on, with no move to predict and each player to move in turn: the
   finished board is where the ownership head proposes dead stones, and a game has one of it
   against some 200 positions before.
+- ``pair`` (with ``paired``): a sample is followed in its batch by the position its move led to
+  (the other player to move), when the game goes on: the value-consistency loss's pairs.
 A sampler for ``target="previous"`` (back prediction, Tang & Kaneko) puts the
 previous move in ``moves`` instead, with a mask of the moves that could have
 led here: the stones of the player who just moved, and pass.
@@ -97,6 +99,7 @@ class PositionSampler:
         value_rate: float = 1.0,
         record_ownership: bool = False,
         final_shows: int = 1,
+        paired: bool = False,
     ) -> None:
         if target not in TARGETS:
             raise ValueError(f"target must be one of {TARGETS}, not {target!r}")
@@ -107,6 +110,7 @@ class PositionSampler:
             raise ValueError(f"final_shows must be at least 1, not {final_shows}")
         self.record_ownership = record_ownership
         self.final_shows = final_shows
+        self.paired = paired
         self.target = target
         self.paths = [str(p) for p in paths]
         self.feature_set = get_feature_set(feature_set)
@@ -168,34 +172,59 @@ class PositionSampler:
         return _Sample(pos.copy(), moves + [-1] * (self.k - len(moves)), value,
                        pos.last_move.point if pos.last_move else -1, sign * game.margin_black, owner)
 
-    def _next_position(self) -> _Sample:
-        """Advance a random game of the pool by one move and return the sample before it (or, once,
-        the position after the last move of a game with a final ownership, ``final_shows`` times)."""
+    def _take(self, slot: int) -> _Sample | None:
+        """Advance the game in ``slot`` by one move and return the sample before it (or, once, the
+        position after the last move of a game with a final ownership, ``final_shows`` times).
+
+        Returns None when the game is over or unplayable: it is replaced by the next one.
+        """
+        game = self._pool[slot]
+        if game.index >= len(game.moves):
+            if game.owner_black is not None and game.final_shown < self.final_shows:
+                game.final_shown += 1
+                after_last = -game.moves[-1][0]
+                return self._sample(game, after_last if game.final_shown % 2 else -after_last, [])
+            self._pool[slot] = self._start_game(random_start=False)
+            return None
+        color, point = game.moves[game.index]
+        sample = self._sample(game, color, [p for _, p in game.moves[game.index : game.index + self.k]])
+        try:
+            game.position.play(point, color)
+        except GoError:
+            self.stats.games_unplayable += 1
+            self._pool[slot] = self._start_game(random_start=False)
+            return None
+        game.index += 1
+        return sample
+
+    def _next_position(self) -> tuple[_Sample, int]:
+        """Return the next sample of a random game of the pool, and the game's slot."""
         self._fill_pool()
         while True:
             slot = self.rng.randrange(self.pool_size)
+            if (sample := self._take(slot)) is not None:
+                return sample, slot
+
+    def _samples(self, size: int) -> tuple[list[_Sample], np.ndarray]:
+        """Return ``size`` samples and their pairs (see :class:`Batch`): with ``paired``, a sample
+        whose game goes on with the other player's move is followed by the position its move led to."""
+        samples: list[_Sample] = []
+        pair = np.full(size, -1, dtype=np.int64)
+        while len(samples) < size:
+            sample, slot = self._next_position()
+            samples.append(sample)
             game = self._pool[slot]
-            if game.index >= len(game.moves):
-                if game.owner_black is not None and game.final_shown < self.final_shows:
-                    game.final_shown += 1
-                    after_last = -game.moves[-1][0]
-                    return self._sample(game, after_last if game.final_shown % 2 else -after_last, [])
-                self._pool[slot] = self._start_game(random_start=False)
+            if not self.paired or len(samples) == size or not sample.moves or sample.moves[0] < 0:
                 continue
-            color, point = game.moves[game.index]
-            sample = self._sample(game, color, [p for _, p in game.moves[game.index : game.index + self.k]])
-            try:
-                game.position.play(point, color)
-            except GoError:
-                self.stats.games_unplayable += 1
-                self._pool[slot] = self._start_game(random_start=False)
-                continue
-            game.index += 1
-            return sample
+            goes_on = game.index < len(game.moves) and game.moves[game.index][0] == -sample.position.to_play
+            if goes_on and (after := self._take(slot)) is not None:
+                pair[len(samples) - 1] = len(samples)
+                samples.append(after)
+        return samples, pair
 
     def batch(self, size: int) -> Batch:
         """Return the next ``size`` samples, each under a random symmetry."""
-        samples = [self._next_position() for _ in range(size)]
+        samples, pair = self._samples(size)
         positions = [s.position for s in samples]
         inputs = self.feature_set.extract_batch([FeatureContext(p) for p in positions])
         legal = np.stack([target_mask(p, self.target) for p in positions])
@@ -208,7 +237,7 @@ class PositionSampler:
             if s.ownership is not None:
                 row[:] = s.ownership
         batch = Batch(inputs, legal, moves_arr, np.array([s.value for s in samples], dtype=np.float32),
-                      prev_arr, np.array([s.margin for s in samples], dtype=np.float32), ownership)
+                      prev_arr, np.array([s.margin for s in samples], dtype=np.float32), ownership, pair)
         batch.apply_symmetries(self.rng)
         self.stats.samples += size
         return batch

@@ -48,7 +48,7 @@ from analysis.train.warmstart import transplant
 
 LOG_FIELDS = ["samples", "wall_seconds", "samples_per_s", "lr", "train_policy", "train_acc", "train_future",
               "train_value", "val_top1", "val_top5", "val_policy_loss", "val_value_log_loss",
-              "train_ownership", "train_score_nll", "train_score_bins"]
+              "train_ownership", "train_score_nll", "train_score_bins", "train_consistency"]
 
 
 @dataclass
@@ -66,6 +66,7 @@ class TrainConfig:
     weight_decay: float = 1e-4
     value_weight: float = 0.5
     value_rate: float = 1.0
+    consistency_weight: float = 0.0  # > 0: game samples come in pairs whose values must agree
     restart_lr: float = 0.0
     future_weight: float = 1.0  # darkforest sums the losses of its next-k-move heads
     max_samples: int = 0
@@ -106,7 +107,8 @@ class _Stream(IterableDataset):
         else:
             general = PositionSampler(cfg.data, config.feature_set, config.future_moves, seed=seed,
                                       target=config.target, value_rate=cfg.value_rate,
-                                      record_ownership=config.ownership_head, final_shows=cfg.final_shows)
+                                      record_ownership=config.ownership_head, final_shows=cfg.final_shows,
+                                      paired=cfg.consistency_weight > 0 and config.value_head)
         teacher = None
         taught = 0
         if cfg.teacher:

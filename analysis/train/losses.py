@@ -7,6 +7,8 @@ head               loss                                                      wei
 policy (next)      cross entropy over the legal moves                         1
 darkforest's k>1   cross entropy of each later move, summed over the steps   ``future_weight``
 value              binary cross entropy against the result or the teacher    ``value_weight``
+value, pairs       squared gap of a position's win chance and one minus     ``consistency_weight``
+                   the next position's (the other player to move)
 ownership          mean squared error per point, in -1..1                    ``ownership_weight``
 score, gaussian    Gaussian negative log likelihood of the final margin      ``score_weight``
 score, bins        cross entropy over the margins, one point a bin           ``score_weight``
@@ -14,6 +16,10 @@ score, bins        cross entropy over the margins, one point a bin           ``s
 
 A network with ``score_offset`` (exact komi) is scored on the margin minus that offset: the
 margin on the board alone, which its score heads predict.
+
+The pairs' loss (the batch's ``pair``, :class:`analysis.train.batch.Batch`) asks for no result:
+the player who moves and the player who answers should judge the game alike.  It is what the raw
+value's zigzag with the player to move measures (``python -m analysis.bench score``).
 """
 
 from __future__ import annotations
@@ -80,6 +86,13 @@ def _head_losses(out: dict, batch: dict, cfg: TrainConfig, parts: dict) -> torch
         v = F.binary_cross_entropy_with_logits(out["value"].float()[known], value[known])
         total = total + cfg.value_weight * v
         parts["value"] = v.item()
+    pair = batch.get("pair")  # a batch without pairs has none
+    if "value" in out and pair is not None and (paired := pair >= 0).any():
+        win = torch.sigmoid(out["value"].float())
+        gap = win[paired.to(dev)] + win[pair[paired].to(dev)] - 1
+        c = (gap * gap).mean()
+        total = total + cfg.consistency_weight * c
+        parts["consistency"] = c.item()
     if "ownership" in out and (known := _known(ownership)).any():
         o = F.mse_loss(out["ownership"].float()[known], ownership[known])
         total = total + cfg.ownership_weight * o
