@@ -189,6 +189,12 @@ def test_precise_bn_keeps_a_channel_the_positions_never_wake_from_blowing_up(gam
     assert woken == pytest.approx(1 / (floor + silent.eps) ** 0.5, rel=1e-4) and woken < 0.1 / silent.eps**0.5
 
 
+@pytest.mark.parametrize("shipped", sorted(p.name for p in (ROOT / "weights").glob("*.pt")))
+def test_no_shipped_network_has_a_silent_batch_norm_channel(shipped: str) -> None:
+    model, _ = checkpoint.load_model(ROOT / "weights" / shipped)
+    assert precise_bn.floor_silent_channels(model) == 0  # a position waking one would blow up
+
+
 def test_fixed_positions_are_deterministic_and_report_the_next_move(games: Path) -> None:
     a = fixed_positions([str(games)], 10, seed=5)
     b = fixed_positions([str(games)], 10, seed=5)

@@ -46,7 +46,7 @@ class Calibration:
         averages over the positions (each batch's statistics, as in training), in float32, the
         silent channels' variances floored (above); the model's weights, its mode and each batch
         norm's momentum are left as they were."""
-        norms = [m for m in model.modules() if isinstance(m, nn.modules.batchnorm._BatchNorm)]
+        norms = _norms(model)
         if not norms or not len(self.inputs):
             return
         training, momenta = model.training, [m.momentum for m in norms]
@@ -59,6 +59,25 @@ class Calibration:
             model(self.inputs[i : i + self.batch].to(device))
         for norm, momentum in zip(norms, momenta, strict=True):
             norm.momentum = momentum
-            median = float(norm.running_var.median())
-            norm.running_var[norm.running_var < SILENT * median] = VAR_FLOOR * median
+        floor_silent_channels(model)
         model.train(training)
+
+
+def _norms(model: nn.Module) -> list[nn.modules.batchnorm._BatchNorm]:
+    return [m for m in model.modules() if isinstance(m, nn.modules.batchnorm._BatchNorm)]
+
+
+@torch.no_grad()
+def floor_silent_channels(model: nn.Module) -> int:
+    """Give every silent channel of ``model``'s batch norms (running variance under ``SILENT`` of
+    its layer's median) ``VAR_FLOOR`` of that median, in place; return how many there were.
+
+    The other channels, and so every position that wakes none of the silent ones, are unchanged.
+    """
+    floored = 0
+    for norm in _norms(model):
+        median = float(norm.running_var.median())
+        silent = norm.running_var < SILENT * median
+        norm.running_var[silent] = VAR_FLOOR * median
+        floored += int(silent.sum())
+    return floored
