@@ -9,15 +9,9 @@ seconds) follows the main time, and 0 byo-yomi time means absolute time.
 
 from __future__ import annotations
 
+from analysis.play.clock import MIN_SECONDS, moves_left
+
 LAG_SECONDS = 0.5  # kept back for the controller's and the pipe's delays
-MIN_SECONDS = 0.1
-MIN_MOVES_LEFT = 10  # main time is spread over at least this many moves
-
-
-def moves_left(size: int, moves_played: int) -> int:
-    """Return how many more moves one player expects to make: a game lasts about
-    ``0.8 * size * size`` moves of both players."""
-    return max(MIN_MOVES_LEFT, (int(0.8 * size * size) - moves_played) // 2)
 
 
 def move_seconds(

@@ -1,0 +1,138 @@
+"""A game's clock: what a move costs each player, when one runs out, and the bot's share of its own.
+
+==========  ================================================================================
+system      rules (as on OGS and in KaTrain)
+==========  ================================================================================
+none        no clock
+byoyomi     Japanese byo-yomi: ``main`` seconds, then ``periods`` periods of ``period`` seconds.
+            A move made within a period (its last instant included) keeps it whole for the next
+            move; a move that takes longer uses up one period for every ``period`` seconds
+            past; time past the last period loses the game.  With no periods it is absolute time.
+fischer     ``main`` seconds to start, ``period`` seconds added after each move (the increment);
+            time past the clock's end loses the game.
+==========  ================================================================================
+
+Times are seconds (floats); the game's server measures them, so a slow network costs the player
+on the move, and the bot's thinking is charged to the bot.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+SYSTEMS = ("none", "byoyomi", "fischer")
+MAX_MAIN = 3 * 3600  # seconds
+MAX_PERIOD = 600  # seconds: a byo-yomi period or a Fischer increment
+MAX_PERIODS = 30
+MIN_MOVES_LEFT = 10  # main time is spread over at least this many moves
+MIN_SECONDS = 0.1  # the least a search is given
+
+
+class TimeControlError(ValueError):
+    """Time control settings that do not make a clock (out of range, or no time at all)."""
+
+
+@dataclass(frozen=True)
+class PlayerClock:
+    """What one player has left: ``main`` seconds (Fischer: all of it), and byo-yomi ``periods``."""
+
+    main: float
+    periods: int = 0
+
+
+@dataclass(frozen=True)
+class TimeControl:
+    """A game's time control (see the module docstring); raises TimeControlError when built with
+    settings out of range, or a clock with no time."""
+
+    system: str = "none"
+    main: int = 0
+    period: int = 0
+    periods: int = 0
+
+    def __post_init__(self) -> None:
+        if self.system not in SYSTEMS:
+            raise TimeControlError(f"unknown time system {self.system!r}; known: {', '.join(SYSTEMS)}")
+        for name, value, top in (("main time", self.main, MAX_MAIN), ("period", self.period, MAX_PERIOD),
+                                 ("periods", self.periods, MAX_PERIODS)):
+            if not 0 <= value <= top:
+                raise TimeControlError(f"{name} must be between 0 and {top}, not {value}")
+        if self.system == "byoyomi" and self.main == 0 and self.period * self.periods == 0:
+            raise TimeControlError("byo-yomi needs main time or periods of some seconds")
+        if self.system == "fischer" and self.main == 0:
+            raise TimeControlError("a Fischer clock needs main time to start from")
+
+    @property
+    def timed(self) -> bool:
+        """Whether the game has a clock."""
+        return self.system != "none"
+
+    def start(self) -> PlayerClock:
+        """Return a player's clock at the start of the game."""
+        return PlayerClock(float(self.main), self.periods if self.system == "byoyomi" else 0)
+
+    def overtime(self) -> str:
+        """Return the overtime as SGF's OT property writes it: ``5x30 byo-yomi``, ``Fischer 10``
+        (empty for none)."""
+        if self.system == "byoyomi" and self.periods and self.period:
+            return f"{self.periods}x{self.period} byo-yomi"
+        if self.system == "fischer":
+            return f"Fischer {self.period}"
+        return ""
+
+    def time_left(self, clock: PlayerClock, elapsed: float) -> float:
+        """Return the seconds the player on the move has left after ``elapsed`` seconds of thinking
+        (infinite without a clock; below 0: out of time)."""
+        if self.system == "byoyomi":
+            return clock.main + clock.periods * self.period - elapsed
+        if self.system == "fischer":
+            return clock.main - elapsed
+        return math.inf
+
+    def charge(self, clock: PlayerClock, elapsed: float) -> PlayerClock | None:
+        """Return the player's clock after a move that took ``elapsed`` seconds, or None when the
+        player ran out of time before making it."""
+        if self.time_left(clock, elapsed) < 0:
+            return None
+        if self.system == "byoyomi":
+            if elapsed <= clock.main:
+                return PlayerClock(clock.main - elapsed, clock.periods)
+            used = math.ceil((elapsed - clock.main) / self.period) - 1  # gone; the one it ended in stays
+            return PlayerClock(0.0, clock.periods - used)
+        if self.system == "fischer":
+            return PlayerClock(clock.main - elapsed + self.period)
+        return clock
+
+    def move_seconds(self, clock: PlayerClock, elapsed: float, size: int, moves_played: int,
+                     lag: float) -> float | None:
+        """Return how long a player (the bot) should think about its move, ``elapsed`` seconds into
+        its turn with ``clock`` at the turn's start, keeping ``lag`` seconds for the delays between
+        its choice and the move's arrival; None without a clock.
+
+        Main time is spread over the moves a game of ``size`` still has after ``moves_played``,
+        and the byo-yomi period or the increment is added; in byo-yomi a move takes what is left
+        of the present period.  Absolute time, with nothing to fall back on, is spread over twice
+        the moves expected, less the lag of each.
+        """
+        if not self.timed:
+            return None
+        if self.system == "byoyomi" and elapsed >= clock.main:
+            share = self.period - (elapsed - clock.main) % self.period if self.period else 0.0
+        elif self.system == "fischer" or clock.periods:
+            main = clock.main - elapsed
+            share = main / moves_left(size, moves_played)
+            if self.system == "fischer":
+                share = min(share + self.period, main / 2)
+            else:
+                share += self.period  # a period is spent only when the main time is gone
+        else:  # absolute time: twice the moves expected, and the lag of every one of them, kept back
+            ahead = 2 * moves_left(size, moves_played)
+            share = max(0.0, clock.main - elapsed - ahead * lag) / ahead + lag
+        return max(MIN_SECONDS, share - lag)
+
+
+def moves_left(size: int, moves_played: int) -> int:
+    """Return how many more moves one player expects to make: a game lasts about
+    ``0.8 * size * size`` moves of both players."""
+    return max(MIN_MOVES_LEFT, (int(0.8 * size * size) - moves_played) // 2)
