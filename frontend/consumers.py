@@ -91,7 +91,8 @@ class BoardConsumer(JsonConsumer):
         self.game_id = game.pk
         await dispatch.forget_the_earlier_process()  # before telling the state of its analyses
         await self.channel_layer.group_add(notify.board_group(self.game_id), self.channel_name)
-        await self.send_outcome(await database_sync_to_async(board.current)(self.game_id), broadcast=False)
+        outcome = await database_sync_to_async(board.current)(self.game_id)
+        await self.send_outcome(outcome, broadcast=outcome.changed)
         saved = await database_sync_to_async(board.analysis_state)(self.game_id)
         if saved is not None:
             await self.send_json(saved)
@@ -139,7 +140,8 @@ class BoardConsumer(JsonConsumer):
         await self.send_json({"type": "pong"})
 
     async def on_state(self) -> None:
-        await self.send_outcome(await database_sync_to_async(board.current)(self.game_id), broadcast=False)
+        outcome = await database_sync_to_async(board.current)(self.game_id)
+        await self.send_outcome(outcome, broadcast=outcome.changed)
 
     async def on_play(self, move: str) -> None:
         await self.act(board.human_move, move)

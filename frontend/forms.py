@@ -12,6 +12,7 @@ from django.db.models import Q, QuerySet
 from analysis.bot.levels import LEVELS
 from analysis.go.handicap import max_fixed_handicap
 from analysis.go.rules import MAX_KOMI, default_komi, known, rules_kind, white_handicap_bonus
+from analysis.play.clock import MAX_MAIN, MAX_PERIOD, MAX_PERIODS, TimeControl, TimeControlError
 from analysis.sgf import GameRecord, SgfError, read_sgf, replay
 from frontend.models import Game
 from frontend.services import engine
@@ -34,6 +35,19 @@ class NewGameForm(forms.Form):
     )
     rules = forms.ChoiceField(label="Rules", choices=Game.Rules.choices)
     bot_level = forms.ChoiceField(label="Bot level", initial="policy")
+    time_system = forms.ChoiceField(
+        label="Clock", initial="none",
+        choices=[("none", "No clock"), ("byoyomi", "Byo-yomi: main time, then periods (none: absolute time)"),
+                 ("fischer", "Fischer: main time, and an increment after each move")],
+    )
+    time_main = forms.IntegerField(
+        label="Main time (minutes)", min_value=0, max_value=MAX_MAIN // 60, initial=10
+    )
+    time_period = forms.IntegerField(
+        label="Period or increment (seconds)", min_value=0, max_value=MAX_PERIOD, initial=30,
+        help_text="a byo-yomi period, or Fischer's increment",
+    )
+    time_periods = forms.IntegerField(label="Byo-yomi periods", min_value=0, max_value=MAX_PERIODS, initial=5)
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         """Offer the levels whose network is shipped."""
@@ -63,7 +77,23 @@ class NewGameForm(forms.Form):
             top = max_fixed_handicap(size)
             if handicap == 1 or handicap > top:
                 self.add_error("handicap", f"on {size}×{size} the handicap must be 0 or 2 to {top}")
+        self._clean_time_control(data)
         return data
+
+    def _clean_time_control(self, data: dict) -> None:
+        """Replace the clock's fields by the game's ``time_control`` (a clock with no time is an error)."""
+        names = ("time_system", "time_main", "time_period", "time_periods")
+        fields = [data.pop(name, None) for name in names]
+        if None in fields:
+            return  # a field's own error says what is wrong
+        system, minutes, period, periods = fields
+        if system == "none":
+            data["time_control"] = TimeControl()
+            return
+        try:
+            data["time_control"] = TimeControl(system, minutes * 60, period, periods)
+        except TimeControlError as e:
+            self.add_error("time_system", str(e))
 
 
 NO_RULES_HINT = ("; the record names no rules, so Chinese rules (positional superko) apply: add RU[Japanese]"

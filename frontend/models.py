@@ -14,6 +14,8 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
+from analysis.play.clock import SYSTEMS, TimeControl
+
 
 class Game(models.Model):
     """One game: played against the bot (``kind="play"``) or uploaded for review (``"review"``)."""
@@ -57,6 +59,20 @@ class Game(models.Model):
     human_color = models.CharField(max_length=1, choices=[("B", "black"), ("W", "white")], default="B")
     phase = models.CharField(max_length=8, choices=Phase.choices, default=Phase.PLAYING)
     dead = models.JSONField(default=list, blank=True, help_text="dead stones (GTP) while scoring")
+    time_system = models.CharField(
+        max_length=8, choices=[(s, s) for s in SYSTEMS], default="none",
+        help_text="the clock (analysis.play.clock): none, byoyomi (with no periods: absolute) or fischer",
+    )
+    time_main = models.PositiveIntegerField(default=0, help_text="main time, seconds")
+    time_period = models.PositiveIntegerField(
+        default=0, help_text="a byo-yomi period or Fischer's increment, seconds"
+    )
+    time_periods = models.PositiveSmallIntegerField(default=0, help_text="byo-yomi periods")
+    clock = models.JSONField(
+        default=dict, blank=True,
+        help_text='each player\'s time left, {"B": [main seconds, periods], "W": [...]}, and "since": '
+                  "when the running turn started (Unix seconds; null while no clock runs)",
+    )
     result = models.CharField(max_length=32, blank=True)
     created = models.DateTimeField(auto_now_add=True)
     updated = models.DateTimeField(auto_now=True)
@@ -66,6 +82,11 @@ class Game(models.Model):
 
     def __str__(self) -> str:
         return f"{self.black_player or 'Black'} vs {self.white_player or 'White'} ({self.size}x{self.size})"
+
+    @property
+    def time_control(self) -> TimeControl:
+        """The game's time control."""
+        return TimeControl(self.time_system, self.time_main, self.time_period, self.time_periods)
 
     @property
     def bot_color(self) -> str:

@@ -19,6 +19,7 @@ and frees its slot when it ends; a job that is gone (withdrawn, or forgotten as 
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -34,7 +35,7 @@ from analysis.review.analyze import answer_query
 from analysis.review.estimate import estimate
 from analysis.review.query import PositionQuery
 from frontend.models import Game, Job
-from frontend.services import board, engine, game_analysis, games, jobs, notify
+from frontend.services import board, clock, engine, game_analysis, games, jobs, notify
 
 # Tasks that survive a worker's death (acknowledged after they run, requeued when the worker
 # is lost) and retry a few times when the database is briefly unreachable.
@@ -111,7 +112,8 @@ def _bot_move(game_id: int, expected_moves: int) -> dict:
         return {"skipped": "the game changed since the move was requested"}
     bot, thinking = engine.bot(game_id, loaded.game.bot_level)
     with thinking:
-        decision = bot.choose(loaded.position)
+        seconds = clock.bot_seconds(loaded.game, loaded.to_play, expected_moves, time.time())
+        decision = bot.choose(loaded.position, seconds)
     with games.locked_reload(loaded) as current:
         # any change of the record: an undo and another move keep the number of moves
         if current.game.sgf != loaded.game.sgf or not current.is_bot_turn:

@@ -59,10 +59,14 @@ def test_settings_that_make_no_clock_are_refused_with_the_reason(settings: dict)
         TimeControl(**settings)
 
 
-def test_the_overtime_is_named_as_sgf_ot_names_it() -> None:
+def test_the_overtime_is_named_as_sgf_ot_names_it_and_the_control_in_words() -> None:
     assert BYOYOMI.overtime() == "5x30 byo-yomi"
     assert FISCHER.overtime() == "Fischer 10"
     assert TimeControl("byoyomi", main=60).overtime() == TimeControl().overtime() == ""
+    assert BYOYOMI.describe() == "10 min + 5×30 s byo-yomi"
+    assert FISCHER.describe() == "5 min + 10 s Fischer"
+    assert TimeControl("byoyomi", main=90).describe() == "90 s absolute"
+    assert TimeControl("byoyomi", period=20, periods=3).describe() == "3×20 s byo-yomi"
 
 
 def test_the_bot_spreads_main_time_and_stays_inside_its_period() -> None:

@@ -81,6 +81,19 @@ class TimeControl:
             return f"Fischer {self.period}"
         return ""
 
+    def describe(self) -> str:
+        """Return the control in words: ``10 min + 5×30 s byo-yomi``, ``5 min + 10 s Fischer``,
+        ``2 min absolute``, ``no clock``."""
+        if not self.timed:
+            return "no clock"
+        main = f"{self.main // 60} min" if self.main % 60 == 0 else f"{self.main} s"
+        if self.system == "fischer":
+            return f"{main} + {self.period} s Fischer"
+        if self.periods and self.period:
+            overtime = f"{self.periods}×{self.period} s byo-yomi"
+            return f"{main} + {overtime}" if self.main else overtime
+        return f"{main} absolute"
+
     def time_left(self, clock: PlayerClock, elapsed: float) -> float:
         """Return the seconds the player on the move has left after ``elapsed`` seconds of thinking
         (infinite without a clock; below 0: out of time)."""

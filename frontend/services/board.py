@@ -24,15 +24,17 @@ from frontend.services import engine, game_analysis, games, jobs
 
 @dataclass(frozen=True)
 class Outcome:
-    """The state to broadcast after a change, and the move count to give the bot if it must reply."""
+    """The state to broadcast after a change, the move count to give the bot if it must reply, and
+    whether the game changed (:func:`current` may end it on time)."""
 
     state: dict
     bot_expected_moves: int | None = None
+    changed: bool = True
 
 
-def _outcome(loaded: games.LoadedGame) -> Outcome:
+def _outcome(loaded: games.LoadedGame, changed: bool = True) -> Outcome:
     state = games.state(loaded)
-    return Outcome(state, state["move_number"] if loaded.is_bot_turn else None)
+    return Outcome(state, state["move_number"] if loaded.is_bot_turn else None, changed)
 
 
 def _require_play(game: Game) -> None:
@@ -41,8 +43,14 @@ def _require_play(game: Game) -> None:
 
 
 def current(game_id: int) -> Outcome:
-    """Return the game's state (and whether the bot owes a move, e.g. after a reload)."""
-    return _outcome(games.load(Game.objects.get(pk=game_id)))
+    """Return the game's state (and whether the bot owes a move, e.g. after a reload), after ending
+    it on time if the player on the move has run out (a page asks when its clock shows zero)."""
+    loaded = games.load(Game.objects.get(pk=game_id))
+    if not games.flag_if_out_of_time(loaded, dry_run=True):
+        return _outcome(loaded, changed=False)
+    with games.locked(game_id) as locked:
+        flagged = games.flag_if_out_of_time(locked)
+        return _outcome(locked, changed=flagged)
 
 
 def _change(game_id: int, action: Callable[..., object], *args: object) -> Outcome:

@@ -9,6 +9,7 @@ game take the row locked by :func:`locked` and save it.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -20,11 +21,13 @@ from analysis.go.coords import BLACK, WHITE, from_gtp, to_gtp, to_sgf
 from analysis.go.handicap import fixed_handicap_points
 from analysis.go.position import Position
 from analysis.go.scoring import estimate_dead, score
+from analysis.play.clock import TimeControl
 from analysis.review.analyze import game_positions
 from analysis.review.ended import ended
 from analysis.review.report import without_analysis
 from analysis.sgf import GameRecord, read_sgf, replay, write_sgf
 from frontend.models import Game
+from frontend.services import clock
 from frontend.services.requester import Requester
 
 GLYPHS = {BLACK: "X", WHITE: "O", 0: "."}
@@ -35,6 +38,9 @@ SGF_RULES = {  # the RU a new game's record names its rules with
     Game.Rules.AGA: "AGA",
     Game.Rules.TROMP_TAYLOR: "Tromp-Taylor",
 }
+
+
+NO_CLOCK = TimeControl()
 
 
 class GameError(ValueError):
@@ -147,9 +153,11 @@ def new_game(
     bot_level: str,
     human_color: str,
     user_id: int | None = None,
+    time_control: TimeControl = NO_CLOCK,
 ) -> Game:
     """Create and return a game against the bot, with fixed handicap stones placed, made by the
-    session ``owner`` and belonging to the account ``user_id`` when one is signed in.
+    session ``owner`` and belonging to the account ``user_id`` when one is signed in, its clock
+    (``time_control``) running for the first player.
 
     Raises HandicapError for a handicap that does not fit the board.
     """
@@ -162,7 +170,15 @@ def new_game(
         stones = fixed_handicap_points(size, handicap)
         record.root.set("AB", [to_sgf(p, size) for p in stones])
         record.root.set("PL", "W")
-    return Game.objects.create(
+    if time_control.timed:
+        record.root.set("TM", str(time_control.main))
+        if time_control.overtime():
+            record.root.set("OT", time_control.overtime())
+    game = Game(
+        time_system=time_control.system,
+        time_main=time_control.main,
+        time_period=time_control.period,
+        time_periods=time_control.periods,
         owner=owner,
         user_id=user_id,
         kind=Game.Kind.PLAY,
@@ -176,6 +192,9 @@ def new_game(
         bot_level=bot_level,
         human_color=human_color,
     )
+    clock.start(game, time.time())
+    game.save()
+    return game
 
 
 def _save_record(loaded: LoadedGame) -> None:
@@ -183,8 +202,10 @@ def _save_record(loaded: LoadedGame) -> None:
     loaded.game.save()
 
 
-def play(loaded: LoadedGame, color: str, vertex: str) -> None:
-    """Play ``vertex`` (GTP, or ``pass``) for ``color`` and save; two passes start the scoring.
+def play(loaded: LoadedGame, color: str, vertex: str, now: float | None = None) -> None:
+    """Play ``vertex`` (GTP, or ``pass``) for ``color`` at ``now`` (Unix time, None: now) and
+    save, its time charged to ``color``'s clock; two passes start the scoring.  A move made after
+    ``color``'s time ran out is not played: ``color`` loses on time.
 
     Raises GameError when the game is over or it is not ``color``'s turn, CoordinateError for a
     bad vertex and IllegalMoveError (with the reason) for an illegal move.
@@ -196,12 +217,29 @@ def play(loaded: LoadedGame, color: str, vertex: str) -> None:
     if loaded.to_play != color:
         raise GameError(f"it is {'black' if position.to_play == BLACK else 'white'}'s turn")
     point = from_gtp(vertex, game.size)
+    if not clock.charge(game, color, time.time() if now is None else now):
+        _finish(loaded, f"{other(color)}+T")
+        return
     position.play(point)
-    loaded.record.add_move(COLORS[color], point)
+    node = loaded.record.add_move(COLORS[color], point)
+    for ident, value in clock.sgf_time_left(game, color).items():
+        node.set(ident, value)
     if ended(position):
         game.phase = Game.Phase.SCORING
         game.dead = [to_gtp(p, game.size) for p in sorted(estimate_dead(position))]
+        clock.stop(game)
     _save_record(loaded)
+
+
+def flag_if_out_of_time(loaded: LoadedGame, now: float | None = None, dry_run: bool = False) -> bool:
+    """End the game on time if the player on the move has run out by ``now`` (None: now), unless
+    ``dry_run``; return whether the player has run out."""
+    game = loaded.game
+    if game.phase != Game.Phase.PLAYING or not clock.out_of_time(game, loaded.to_play, now or time.time()):
+        return False
+    if not dry_run:
+        _finish(loaded, f"{other(loaded.to_play)}+T")
+    return True
 
 
 def undo(loaded: LoadedGame) -> int:
@@ -226,6 +264,7 @@ def undo(loaded: LoadedGame) -> int:
             break
     game.phase = Game.Phase.PLAYING
     game.dead = []
+    clock.restart(game, time.time())
     _save_record(loaded)
     return removed
 
@@ -235,10 +274,21 @@ def resign(loaded: LoadedGame, color: str) -> None:
     game = loaded.game
     if game.phase == Game.Phase.FINISHED:
         raise GameError("the game is already finished")
-    winner = "W" if color == "B" else "B"
-    game.result = f"{winner}+R"
-    loaded.record.root.set("RE", game.result)
+    _finish(loaded, f"{other(color)}+R")
+
+
+def other(color: str) -> str:
+    """Return the other colour's letter."""
+    return "W" if color == "B" else "B"
+
+
+def _finish(loaded: LoadedGame, result: str) -> None:
+    """End the game with ``result`` (SGF RE), its clocks stopped, and save."""
+    game = loaded.game
+    game.result = result
+    loaded.record.root.set("RE", result)
     game.phase = Game.Phase.FINISHED
+    clock.stop(game)
     _save_record(loaded)
 
 
@@ -292,10 +342,7 @@ def accept_score(loaded: LoadedGame) -> None:
     counted = current_score(loaded)
     if counted is None or game.phase != Game.Phase.SCORING:
         raise GameError("there is no count to accept: both players must pass first")
-    game.result = counted["result"]
-    loaded.record.root.set("RE", game.result)
-    game.phase = Game.Phase.FINISHED
-    _save_record(loaded)
+    _finish(loaded, counted["result"])
 
 
 def board_string(position: Position) -> str:
@@ -328,6 +375,7 @@ def state(loaded: LoadedGame) -> dict:
         "captures": {"B": position.prisoners(BLACK), "W": position.prisoners(WHITE)},
         "dead": game.dead,
         "score": current_score(loaded),
+        "clock": clock.state(game, loaded.to_play, time.time()),
     }
 
 

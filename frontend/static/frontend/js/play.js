@@ -8,6 +8,7 @@ import { pointOf, toGtp } from "./coords.js";
 import { $, checked } from "./dom.js";
 import { draw, pointAt } from "./goban.js";
 import { moveNumbers } from "./move-numbers.js";
+import { GameClock } from "./play/clock.js";
 import { ScoreEstimate } from "./play/estimate.js";
 import { showState } from "./play/panel.js";
 
@@ -17,12 +18,14 @@ export function playPage(socket, human) {
   let state = null;
   let hover = null;
   const estimate = new ScoreEstimate(socket, () => render());
+  const clock = new GameClock(socket);
   const render = () => {
     if (state) draw(svg, boardView(state, human, hover, estimate.territory));
   };
   socket.on("state", (m) => {
     state = m;
     showState(m, human);
+    clock.follow(m);
     estimate.follow(m);
     render();
   });

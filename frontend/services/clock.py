@@ -1,0 +1,104 @@
+"""A played game's clock, kept in its row and charged by the server's time.
+
+The rules of the clock are :class:`analysis.play.clock.TimeControl`'s; this module keeps each
+player's time in ``Game.clock`` (``{"B": [main seconds, periods], "W": [...], "since": t}``, with
+``since`` the Unix time the running turn started, or None while no clock runs: while the dead
+stones are marked and after the end).  A move is charged with the time since its turn started,
+the human's and the bot's alike, so the delays of the network and of the worker queue count for
+the player on the move, as on OGS.  Pages get the clock in the state message and count it down
+themselves from ``elapsed``, which keeps them independent of the browser's own clock.
+"""
+
+from __future__ import annotations
+
+from analysis.play.clock import PlayerClock
+from frontend.models import Game
+
+BOT_LAG_SECONDS = 1.0  # kept back by the bot for the queue, the worker and saving the move
+
+
+def start(game: Game, now: float) -> None:
+    """Set both players' clocks to the game's start and run the first turn's from ``now``."""
+    control = game.time_control
+    if not control.timed:
+        game.clock = {}
+        return
+    first = control.start()
+    game.clock = {"B": [first.main, first.periods], "W": [first.main, first.periods], "since": now}
+
+
+def _running(game: Game) -> bool:
+    return game.time_control.timed and game.clock.get("since") is not None
+
+
+def _player(game: Game, color: str) -> PlayerClock:
+    main, periods = game.clock[color]
+    return PlayerClock(float(main), int(periods))
+
+
+def elapsed(game: Game, now: float) -> float:
+    """Return the seconds since the running turn started (0 while no clock runs)."""
+    return max(0.0, now - game.clock["since"]) if _running(game) else 0.0
+
+
+def charge(game: Game, color: str, now: float) -> bool:
+    """Charge ``color``'s move made at ``now`` and run the next turn's clock from then; return False,
+    changing nothing, when the move came after ``color``'s time ran out."""
+    if not _running(game):
+        return True
+    after = game.time_control.charge(_player(game, color), elapsed(game, now))
+    if after is None:
+        return False
+    game.clock = {**game.clock, color: [round(after.main, 3), after.periods], "since": now}
+    return True
+
+
+def out_of_time(game: Game, color: str, now: float) -> bool:
+    """Return whether ``color``, on the move, has run out of time by ``now``."""
+    return _running(game) and game.time_control.time_left(_player(game, color), elapsed(game, now)) < 0
+
+
+def stop(game: Game) -> None:
+    """Stop the clocks (scoring, the end of the game)."""
+    if game.clock:
+        game.clock = {**game.clock, "since": None}
+
+
+def restart(game: Game, now: float) -> None:
+    """Run the clock of the player on the move again from ``now`` (after an undo)."""
+    if game.time_control.timed:
+        game.clock = {**game.clock, "since": now}
+
+
+def bot_seconds(game: Game, color: str, moves_played: int, now: float) -> float | None:
+    """Return how long the bot, playing ``color`` and on the move, may think (None: no clock)."""
+    if not _running(game):
+        return None
+    return game.time_control.move_seconds(_player(game, color), elapsed(game, now), game.size, moves_played,
+                                          lag=BOT_LAG_SECONDS)
+
+
+def sgf_time_left(game: Game, color: str) -> dict[str, str]:
+    """Return the SGF properties of ``color``'s time left after its move (BL/WL, and OB/OW for
+    byo-yomi periods), none without a clock."""
+    if not game.time_control.timed:
+        return {}
+    clock = _player(game, color)
+    props = {f"{color}L": f"{clock.main:.1f}"}
+    if game.time_system == "byoyomi" and game.time_periods:
+        props[f"O{color}"] = str(clock.periods)
+    return props
+
+
+def state(game: Game, to_play: str, now: float) -> dict | None:
+    """Return the clock for the state message (None without a clock): the control, each player's
+    time left at the start of the running turn, who is on the move (None: stopped) and how long
+    ago the turn started."""
+    control = game.time_control
+    if not control.timed:
+        return None
+    players = {c: {"main": round(clock.main, 1), "periods": clock.periods}
+               for c, clock in ((c, _player(game, c)) for c in "BW")}
+    return {"system": control.system, "main": control.main, "period": control.period,
+            "periods": control.periods, "overtime": control.overtime(), **players,
+            "running": to_play if _running(game) else None, "elapsed": round(elapsed(game, now), 2)}

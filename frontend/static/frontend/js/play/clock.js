@@ -1,0 +1,89 @@
+/**
+ * The play page's clocks (`clock` in the state message, docs/protocol.md): each player's time as
+ * the server last counted it, counted down here for the player on the move from the turn's
+ * `elapsed` seconds, so the browser's own clock never matters. When the running clock passes
+ * zero the page asks the server for the state: the server, which keeps the time, ends the game.
+ */
+
+import { COLOR_NAMES } from "../colors.js";
+import { $ } from "../dom.js";
+
+const TICK_MS = 200;
+const ASK_EVERY_MS = 1000; // at most one state request a second while a clock shows no time
+const LOW_SECONDS = 10;
+
+export class GameClock {
+  #socket;
+  #clock = null;
+  #received = 0;
+  #asked = 0;
+  #timer = null;
+
+  /** Count down the clocks of the state messages of `socket`. */
+  constructor(socket) {
+    this.#socket = socket;
+  }
+
+  /** Show the clock of the state message `m` (hidden for a game without one). */
+  follow(m) {
+    this.#clock = m.clock;
+    this.#received = performance.now();
+    clearInterval(this.#timer);
+    $("clocks").hidden = !m.clock;
+    if (m.clock && m.clock.running) this.#timer = setInterval(() => this.#show(), TICK_MS);
+    this.#show();
+  }
+
+  #show() {
+    const c = this.#clock;
+    if (!c) return;
+    const spent = c.running ? c.elapsed + (performance.now() - this.#received) / 1000 : 0;
+    for (const color of ["B", "W"]) {
+      const left = timeLeft(c, c[color], color === c.running ? spent : 0);
+      const el = $(`clock-${color}`);
+      el.textContent = `${COLOR_NAMES[color]} ${clockText(c, left)}`;
+      el.classList.toggle("running", color === c.running);
+      el.classList.toggle("low", color === c.running && left.total < LOW_SECONDS);
+      if (color === c.running && left.total < 0) this.#askForTheState();
+    }
+  }
+
+  #askForTheState() {
+    const now = performance.now();
+    if (now - this.#asked < ASK_EVERY_MS) return;
+    this.#asked = now;
+    this.#socket.send({ type: "state" });
+  }
+}
+
+/**
+ * A player's time after `spent` seconds of the turn, under the clock `c` (as analysis/play/clock.py
+ * counts it): `main` seconds of main time, byo-yomi `periods` left and `period` seconds left in
+ * the present one, and the `total` left (below 0: out of time).
+ */
+export function timeLeft(c, player, spent) {
+  if (c.system === "fischer") {
+    const main = player.main - spent;
+    return { main, periods: 0, period: 0, total: main };
+  }
+  const total = player.main + player.periods * c.period - spent;
+  if (spent <= player.main) {
+    return { main: player.main - spent, periods: player.periods, period: c.period, total };
+  }
+  const over = spent - player.main;
+  const used = Math.ceil(over / c.period) - 1;
+  return { main: 0, periods: player.periods - used, period: c.period * (used + 1) - over, total };
+}
+
+/** "9:41 + 5×30s", "0:23 (3 left)" in byo-yomi, "4:35 +10s" under Fischer, "1:59" absolute. */
+export function clockText(c, left) {
+  if (c.system === "fischer") return `${minutes(left.main)} +${c.period}s`;
+  if (!c.periods || !c.period) return minutes(left.main);
+  if (left.main > 0) return `${minutes(left.main)} + ${left.periods}×${c.period}s`;
+  return `${minutes(left.period)} (${left.periods} left)`;
+}
+
+function minutes(seconds) {
+  const s = Math.max(0, Math.ceil(seconds));
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+}

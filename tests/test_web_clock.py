@@ -1,0 +1,141 @@
+"""Time controls on games against the bot: the server's clock charges each move, ends the game on
+time, stops while scoring, is recorded in the SGF, and reaches the page and the bot."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from analysis.play.clock import TimeControl
+from analysis.sgf import read_sgf
+from frontend.forms import NewGameForm
+from frontend.models import Game
+from frontend.services import board, clock, dispatch, games
+from tests.web_helpers import connect, make_game, new_session, receive_until
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+BYOYOMI = TimeControl("byoyomi", main=60, period=10, periods=2)
+
+
+def timed_game(control: TimeControl = BYOYOMI, **settings: object) -> Game:
+    return make_game(new_session(), time_control=control, **settings)
+
+
+def age(game: Game, seconds: float) -> None:
+    """Move the running turn's start ``seconds`` into the past (as if the player had thought)."""
+    game.refresh_from_db()
+    game.clock["since"] -= seconds
+    game.save()
+
+
+def test_a_new_game_records_its_control_and_runs_the_first_players_clock() -> None:
+    game = timed_game()
+    assert game.clock["B"] == [60.0, 2] and game.clock["W"] == [60.0, 2] and game.clock["since"] > 0
+    root = read_sgf(game.sgf).root
+    assert root.get("TM") == "60" and root.get("OT") == "2x10 byo-yomi"
+    state = board.current(game.pk).state["clock"]
+    assert state["running"] == "B" and state["B"] == {"main": 60.0, "periods": 2}
+    assert state["overtime"] == "2x10 byo-yomi" and 0 <= state["elapsed"] < 5
+    assert board.current(make_game(new_session()).pk).state["clock"] is None  # no clock, none shown
+
+
+def test_each_move_is_charged_to_its_player_and_recorded_in_the_sgf() -> None:
+    game = timed_game(bot_level="policy")
+    age(game, 25.0)
+    board.human_move(game.pk, "E5")
+    game.refresh_from_db()
+    assert game.clock["B"][0] == pytest.approx(35.0, abs=1.0) and game.clock["B"][1] == 2
+    moves = list(read_sgf(game.sgf).main_line())
+    assert float(moves[-1].get("BL")) == pytest.approx(35.0, abs=1.0) and moves[-1].get("OB") == "2"
+    with games.locked(game.pk) as loaded:  # the bot's reply, 75 s later: main time and a period gone
+        games.play(loaded, "W", "C3", now=loaded.game.clock["since"] + 75.0)
+    game.refresh_from_db()
+    assert game.clock["W"] == [0.0, 1]
+    assert list(read_sgf(game.sgf).main_line())[-1].get("WL") == "0.0"
+
+
+def test_a_move_after_the_time_ran_out_is_not_played_and_loses_on_time() -> None:
+    game = timed_game()
+    age(game, 60 + 2 * 10 + 0.5)
+    outcome = board.human_move(game.pk, "E5")
+    assert outcome.state["phase"] == "finished" and outcome.state["result"] == "W+T"
+    assert outcome.state["move_number"] == 0 and outcome.bot_expected_moves is None
+    game.refresh_from_db()
+    assert "RE[W+T]" in game.sgf and game.clock["since"] is None
+
+
+def test_asking_for_the_state_ends_the_game_of_a_player_out_of_time_and_says_it_changed() -> None:
+    game = timed_game(control=TimeControl("fischer", main=30, period=5))
+    assert not board.current(game.pk).changed
+    age(game, 31.0)
+    outcome = board.current(game.pk)
+    assert outcome.changed and outcome.state["result"] == "W+T"
+    assert not board.current(game.pk).changed  # once
+
+
+def test_the_clock_stops_while_scoring_and_runs_again_after_an_undo() -> None:
+    game = timed_game(bot_level="policy")
+    with games.locked(game.pk) as loaded:
+        games.play(loaded, "B", "pass")
+        games.play(loaded, "W", "pass")
+    game.refresh_from_db()
+    assert game.phase == Game.Phase.SCORING and game.clock["since"] is None
+    age_free = board.current(game.pk).state["clock"]
+    assert age_free["running"] is None and age_free["elapsed"] == 0
+    board.undo(game.pk)
+    game.refresh_from_db()
+    assert game.phase == Game.Phase.PLAYING and game.clock["since"] is not None
+
+
+def test_the_bot_thinks_within_its_share_of_its_clock() -> None:
+    game = timed_game(control=TimeControl("byoyomi", main=0, period=5, periods=1), human_color="W")
+    seconds = clock.bot_seconds(game, "B", 0, game.clock["since"] + 1.5)
+    assert seconds == pytest.approx(5 - 1.5 - clock.BOT_LAG_SECONDS)
+    assert clock.bot_seconds(make_game(new_session()), "W", 0, 0.0) is None
+
+
+@pytest.mark.parametrize(("fields", "error"), [
+    ({"time_system": "byoyomi", "time_main": 0, "time_period": 0, "time_periods": 3}, "byo-yomi needs"),
+    ({"time_system": "fischer", "time_main": 0, "time_period": 10, "time_periods": 0}, "needs main time"),
+    ({"time_system": "byoyomi", "time_main": 10, "time_period": 30, "time_periods": 31}, "less than or equal to 30"),
+    ({"time_system": "sudden", "time_main": 10, "time_period": 30, "time_periods": 3}, "valid choice"),
+])
+def test_the_new_game_form_refuses_a_clock_with_no_time_and_says_why(fields: dict, error: str) -> None:
+    data = {"human_color": "B", "size": 9, "handicap": 0, "komi": 7.5, "rules": "chinese",
+            "bot_level": "policy", **fields}
+    form = NewGameForm(data)
+    assert not form.is_valid()
+    assert error in str(form.errors)
+
+
+def test_the_new_game_form_makes_the_time_control() -> None:
+    data = {"human_color": "B", "size": 9, "handicap": 0, "komi": 7.5, "rules": "chinese",
+            "bot_level": "policy", "time_system": "byoyomi", "time_main": 5, "time_period": 20,
+            "time_periods": 3}
+    form = NewGameForm(data)
+    assert form.is_valid(), form.errors
+    assert form.cleaned_data["time_control"] == TimeControl("byoyomi", 300, 20, 3)
+    assert "time_main" not in form.cleaned_data
+    data["time_system"] = "none"
+    form = NewGameForm(data)
+    assert form.is_valid() and form.cleaned_data["time_control"] == TimeControl()
+
+
+def test_the_page_is_told_when_the_game_ends_on_time() -> None:
+    key = new_session()
+    game = make_game(key, time_control=TimeControl("byoyomi", main=0, period=1, periods=1))
+
+    async def scenario() -> None:
+        ws = await connect(game.pk, key)
+        first = await receive_until(ws, lambda m: m["type"] == "state")
+        assert first["clock"]["running"] == "B" and first["phase"] == "playing"
+        await asyncio.sleep(1.3)
+        await ws.send_json_to({"type": "state"})
+        over = await receive_until(ws, lambda m: m["type"] == "state")
+        assert over["phase"] == "finished" and over["result"] == "W+T" and over["clock"]["running"] is None
+        await dispatch.wait_idle()
+        await ws.disconnect()
+
+    asyncio.run(scenario())
