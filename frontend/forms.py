@@ -36,18 +36,20 @@ class NewGameForm(forms.Form):
     rules = forms.ChoiceField(label="Rules", choices=Game.Rules.choices)
     bot_level = forms.ChoiceField(label="Bot level", initial="policy")
     time_system = forms.ChoiceField(
-        label="Clock", initial="none",
+        label="Clock", initial="none", required=False,
         choices=[("none", "No clock"), ("byoyomi", "Byo-yomi: main time, then periods (none: absolute time)"),
                  ("fischer", "Fischer: main time, and an increment after each move")],
     )
     time_main = forms.IntegerField(
-        label="Main time (minutes)", min_value=0, max_value=MAX_MAIN // 60, initial=10
+        label="Main time (minutes)", min_value=0, max_value=MAX_MAIN // 60, initial=10, required=False
     )
     time_period = forms.IntegerField(
-        label="Period or increment (seconds)", min_value=0, max_value=MAX_PERIOD, initial=30,
+        label="Period or increment (seconds)", min_value=0, max_value=MAX_PERIOD, initial=30, required=False,
         help_text="a byo-yomi period, or Fischer's increment",
     )
-    time_periods = forms.IntegerField(label="Byo-yomi periods", min_value=0, max_value=MAX_PERIODS, initial=5)
+    time_periods = forms.IntegerField(
+        label="Byo-yomi periods", min_value=0, max_value=MAX_PERIODS, initial=5, required=False
+    )
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         """Offer the levels whose network is shipped."""
@@ -83,13 +85,13 @@ class NewGameForm(forms.Form):
     def _clean_time_control(self, data: dict) -> None:
         """Replace the clock's fields by the game's ``time_control`` (a clock with no time is an error)."""
         names = ("time_system", "time_main", "time_period", "time_periods")
-        fields = [data.pop(name, None) for name in names]
-        if None in fields:
-            return  # a field's own error says what is wrong
-        system, minutes, period, periods = fields
-        if system == "none":
+        system, minutes, period, periods = (data.pop(name, None) for name in names)
+        if any(name in self.errors for name in names):
+            return  # the field's own error says what is wrong
+        if system in ("", "none"):  # none asked for, or not given
             data["time_control"] = TimeControl()
             return
+        minutes, period, periods = (0 if v is None else v for v in (minutes, period, periods))
         try:
             data["time_control"] = TimeControl(system, minutes * 60, period, periods)
         except TimeControlError as e:

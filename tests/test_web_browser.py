@@ -336,6 +336,33 @@ def test_the_new_game_komi_follows_the_handicap_and_rules_until_the_player_types
     assert komi.input_value() == "5" and problems == []
 
 
+def test_the_clock_counts_down_the_player_on_the_move_and_ends_the_game_on_time(page, site) -> None:
+    page.goto(f"{site.url}/new")
+    main, periods = page.locator("#id_time_main"), page.locator("#id_time_periods")
+    assert not main.is_visible() and not periods.is_visible()  # no clock: nothing to set
+    page.select_option("#id_time_system", "fischer")
+    assert main.is_visible() and not periods.is_visible()
+    page.select_option("#id_time_system", "byoyomi")
+    page.fill("#id_time_main", "0")
+    page.fill("#id_time_period", "6")
+    page.fill("#id_time_periods", "1")
+    page.select_option("#id_size", "9")
+    page.select_option("#id_bot_level", "rules")
+    page.click("button[type=submit]")
+    page.wait_for_selector("#goban .grid")
+    assert "clock: 1×6 s byo-yomi" in page.locator(".meta").first.inner_text()
+    status_starts(page, "Your move")
+    assert page.locator("#clock-B.running").is_visible() and "(1 left)" in page.inner_text("#clock-B")
+    click_point(page, "E5")
+    status_starts(page, "Your move (Black), move 3")  # the bot replied within its 6 seconds
+    assert page.inner_text("#clock-W") == "White 0:06 (1 left)"  # a move within the period keeps it
+    page.wait_for_function("document.getElementById('clock-B').textContent === 'Black 0:02 (1 left)'",
+                           timeout=10000)
+    assert page.locator("#clock-B.low").count() == 1
+    status_starts(page, "Game over: W+T", timeout=15000)  # the page asked; the server ended it
+    assert not page.locator("#clock-B.running").count()
+
+
 @pytest.mark.parametrize("where", ["play", "review", "games"])
 def test_pages_fit_a_phone(browser, site: Site, where: str) -> None:
     context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)

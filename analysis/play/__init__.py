@@ -1,1 +1,1 @@
-"""Choosing moves: a simple rule-based player until the neural networks land, and end-of-game status."""
+"""Playing a game: a simple rule-based player, the end-of-game status of strings, and the game clock."""

@@ -16,8 +16,10 @@ export function showState(m, human) {
   $("undo").disabled = m.phase === "finished";
 }
 
+const HOW_ENDED = { R: " (by resignation)", T: " (on time)" };
+
 function statusText(m, human) {
-  if (m.phase === "finished") return `Game over: ${m.result}`;
+  if (m.phase === "finished") return `Game over: ${m.result}${HOW_ENDED[m.result.split("+")[1]] ?? ""}`;
   if (m.phase === "scoring") {
     return "Both passed. Click stones to mark them dead or alive, then accept the score.";
   }
