@@ -254,6 +254,57 @@ def test_upload_analyse_to_100_percent_and_see_the_win_rate_graph(page, site: Si
     assert page.locator("#candidate-list li").count() == 10
 
 
+def test_a_candidates_variation_shows_numbered_under_the_mouse_on_the_board_or_the_list(page, site) -> None:
+    upload(page, site, REVIEW_SGF)
+    page.keyboard.press("End")
+    page.wait_for_selector("#goban .candidates circle")
+    before = (stones(page, "black"), stones(page, "white"))
+    move = page.locator("#candidate-list li.best").get_attribute("data-move")
+    page.locator("#goban .candidates circle.best").hover()
+    page.wait_for_function("document.getElementById('line-info').textContent.startsWith('Variation of')")
+    line = page.locator("#line-info").inner_text()
+    assert line.startswith(f"Variation of {move}: 1. {move}")
+    shown = len(line.split(": ", 1)[1].split())  // 2  # "1. D4 2. C3 ...": the line's moves
+    assert page.locator("#goban .candidates").count() == 0  # the line replaces the overlays
+    numbers = page.locator("#goban .stones text.number").all_text_contents()
+    assert "1" in numbers and len(numbers) <= shown  # its stones carry their numbers
+    assert stones(page, "black") + stones(page, "white") <= sum(before) + shown
+    assert page.locator("#candidate-list li.shown").get_attribute("data-move") == move
+    page.mouse.move(1, 1)  # off the board: the position again
+    page.wait_for_selector("#goban .candidates circle")
+    assert (stones(page, "black"), stones(page, "white")) == before
+    page.locator("#candidate-list li").nth(1).hover()  # from the list too
+    second = page.locator("#candidate-list li").nth(1).get_attribute("data-move")
+    page.wait_for_function(
+        "m => document.getElementById('line-info').textContent.startsWith('Variation of ' + m)", arg=second)
+
+
+def test_a_variation_played_out_takes_captured_stones_off_and_stops_at_an_occupied_point(page, site) -> None:
+    page.goto(site.url + "/new")
+    board = "".join((
+        ".X...",
+        "XO...",
+        ".X...",
+        ".....",
+        ".....",
+    ))
+    shown = page.evaluate("""async (board) => {
+        const { playLine } = await import('/static/frontend/js/pv.js');
+        const take = playLine(board, 5, 'B', ['C4', 'pass', 'E1', 'D1']);
+        const stop = playLine(board, 5, 'W', ['E5', 'B4', 'D1']);
+        return [take.board, [...take.numbers], stop.board, [...stop.numbers]];
+    }""", board)
+    assert shown[0] == "".join((
+        ".X...",
+        "X.X..",  # C4 captured the white stone at B4
+        ".X...",
+        ".....",
+        "...OX",  # E1 black (move 3), then D1 white (move 4)
+    ))
+    assert dict(shown[1]) == {7: 1, 24: 3, 23: 4}
+    assert shown[2] == board[:4] + "O" + board[5:] and dict(shown[3]) == {4: 1}  # B4 is taken: the line ends
+
+
 def test_arrow_keys_still_move_through_the_game_after_a_click_on_a_show_checkbox(page, site: Site) -> None:
     """A checkbox takes Space only: ← → Home End pressed on it are the page's; a menu keeps its keys."""
     upload(page, site, REVIEW_SGF)

@@ -1,13 +1,14 @@
 /**
  * The review page: the replay of a game from its timeline (with the record's comments), the
  * analysis of each position asked of the server as it is shown (with its ownership map while the
- * Territory toggle is on), the whole-game analysis and its graph (win rate or score lead), overlays
- * and the feature-plane viewer.
+ * Territory toggle is on), the whole-game analysis and its graph (win rate or score lead), overlays,
+ * candidates' variations under the mouse, and the feature-plane viewer.
  */
 
 import { $, checked, readJson } from "./dom.js";
 import { FeatureViewer } from "./feature-viewer.js";
-import { draw } from "./goban.js";
+import { pointOf } from "./coords.js";
+import { draw, pointAt } from "./goban.js";
 import { drawGraph, graphLegend } from "./graph.js";
 import { showAnalysis } from "./review/analysis-panel.js";
 import { boardView } from "./review/board-view.js";
@@ -91,6 +92,7 @@ export function reviewPage(socket, { readOnly }) {
   });
   followWholeGameAnalysis(socket, review, { render, showGraph, go, readOnly });
   bindNavigation(svg, review, go);
+  bindVariations(svg, review, render);
   for (const id of TOGGLES) $(id).onchange = render;
   $("show-territory").onchange = request;
   $("graph-mode").onchange = showGraph;
@@ -105,4 +107,30 @@ export function reviewPage(socket, { readOnly }) {
     render();
   };
   render();
+}
+
+/**
+ * Show a candidate's variation while the mouse is on its circle on the board (with the
+ * candidates shown) or on its line in the list, as Lizzie and KaTrain do.
+ */
+function bindVariations(svg, review, render) {
+  const show = (move) => {
+    if (move === review.lineMove) return;
+    review.lineMove = move;
+    render();
+  };
+  const candidateAt = (p) => {
+    const candidates = checked("show-candidates") ? review.analysis?.candidates ?? [] : [];
+    return candidates.find((c) => pointOf(c.move, review.size) === p)?.move ?? null;
+  };
+  svg.addEventListener("mousemove", (event) => {
+    const p = pointAt(svg, event, review.size);
+    // Over the variation's own stones, keep it: its first move's point holds a stone now.
+    if (review.lineMove !== null && p === pointOf(review.lineMove, review.size)) return;
+    show(p === null ? null : candidateAt(p));
+  });
+  svg.addEventListener("mouseleave", () => show(null));
+  const list = $("candidate-list");
+  list.addEventListener("mouseover", (event) => show(event.target.closest("li")?.dataset.move ?? null));
+  list.addEventListener("mouseleave", () => show(null));
 }

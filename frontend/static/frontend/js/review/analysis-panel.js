@@ -1,7 +1,8 @@
 /**
  * The review page's analysis of the move shown, in words: the move played next with its rank and
- * the search's win rate and score lead (or the count, once two passes ended the game), the candidate list (each with the mover's win rate and the
- * score lead), what the territory overlay shows, and the ladders (or why back prediction is missing).
+ * the search's win rate and score lead (or the count, once two passes ended the game), the
+ * candidate list (each with the mover's win rate and the score lead) and the variation shown, what
+ * the territory overlay shows, and the ladders (or why back prediction is missing).
  */
 
 import { COLOR_NAMES } from "../colors.js";
@@ -11,7 +12,8 @@ import { blackLead, leadText } from "../score.js";
 
 export function showAnalysis(review) {
   $("played").textContent = playedText(review);
-  showCandidates(review.analysis);
+  showCandidates(review.analysis, review.lineMove);
+  $("line-info").textContent = lineText(review);
   $("territory-info").textContent = territoryInfo(review);
   $("ladder-info").textContent = ladderInfo(review);
 }
@@ -45,7 +47,7 @@ function countedText(counted) {
  * player to move, named: "White wins 49.0%"), score lead (from Black's side, as everywhere: "W+0.4"
  * names the side that leads) and visits.
  */
-function showCandidates(a) {
+function showCandidates(a, lineMove) {
   const ol = $("candidate-list");
   ol.replaceChildren();
   if (!a) return;
@@ -58,9 +60,20 @@ function showCandidates(a) {
     const winrate = c.winrate === null ? null : (100 * c.winrate).toFixed(1);
     const win = winrate === null ? "not searched" : `${mover} wins ${winrate}%${score}, ${visits}`;
     li.textContent = `${c.move}: ${(100 * c.prior).toFixed(1)}% · ${win}`;
-    if (c.move === a.best) li.className = "best";
+    li.dataset.move = c.move;
+    li.classList.toggle("best", c.move === a.best);
+    li.classList.toggle("shown", c.move === lineMove);
     ol.appendChild(li);
   }
+}
+
+/** The variation the board shows, move by move, or how to see one. */
+function lineText(review) {
+  const line = review.line;
+  if (!review.analysis?.candidates?.length) return "";
+  if (!line) return "Point at a candidate, on the board or in the list, to see its variation.";
+  const moves = line.pv?.length ? line.pv : [line.move];
+  return `Variation of ${line.move}: ${moves.map((v, i) => `${i + 1}. ${v}`).join(" ")}`;
 }
 
 /** What the territory overlay shows of the move shown (nothing while it is off). */

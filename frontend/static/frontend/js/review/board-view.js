@@ -1,17 +1,26 @@
 /**
  * What the review board shows: the position at the move shown, with the overlays that the Show
- * toggles (the territory among them) and the heatmap menu pick.
+ * toggles (the territory among them) and the heatmap menu pick, or a candidate's variation.
  */
 
 import { pointOf } from "../coords.js";
 import { $, checked } from "../dom.js";
 import { moveNumbers } from "../move-numbers.js";
+import { playLine } from "../pv.js";
 import { blackOwnership } from "../territory.js";
 
-/** The goban's view (goban.js `draw`) of the move shown; `viewer` is the feature-plane viewer. */
+/**
+ * The goban's view (goban.js `draw`) of the move shown; `viewer` is the feature-plane viewer. A
+ * candidate's variation under the mouse replaces it: the line's stones, numbered, and no overlay.
+ */
 export function boardView(review, viewer) {
   const n = review.size;
   const a = review.analysis;
+  const line = review.line;
+  if (line) {
+    const { board, numbers } = playLine(review.board, n, a.to_play, line.pv?.length ? line.pv : [line.move]);
+    return { size: n, board, numbers, coords: checked("show-coords"), last: null };
+  }
   const position = review.position;
   const next = review.next;
   return {

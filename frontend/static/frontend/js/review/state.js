@@ -12,6 +12,7 @@ export class Review {
     this.entries = []; // whole-game analysis, by move number
     this.mistakes = null; // its mistakes, ranked both ways: {winrate, score}
     this.positions = new Map(); // position analysis (with policy, ladders), by move number
+    this.lineMove = null; // the candidate whose variation the board shows (under the mouse), or null
   }
 
   /**
@@ -24,9 +25,15 @@ export class Review {
     this.positions.set(m.move_number, m);
   }
 
-  /** Show move `to`, kept within the game. */
+  /** Show move `to`, kept within the game (and no candidate's variation). */
   moveTo(to) {
     this.k = Math.max(0, Math.min(this.last, to));
+    this.lineMove = null;
+  }
+
+  /** The candidate of the move shown whose variation is shown ({move, pv, winrate...}), or null. */
+  get line() {
+    return this.analysis?.candidates?.find((c) => c.move === this.lineMove) ?? null;
   }
 
   get board() {
