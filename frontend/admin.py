@@ -11,7 +11,9 @@ class GameAdmin(admin.ModelAdmin):
     list_filter = ("kind", "phase", "size", "rules")
     search_fields = ("black_player", "white_player", "user__username", "owner")
     raw_id_fields = ("user",)
-    readonly_fields = ("created", "updated")
+    readonly_fields = (  # the clock is the server's to keep
+        "created", "updated", "time_system", "time_main", "time_period", "time_periods", "clock",
+    )
 
 
 @admin.register(Analysis)

@@ -83,15 +83,19 @@ class NewGameForm(forms.Form):
         return data
 
     def _clean_time_control(self, data: dict) -> None:
-        """Replace the clock's fields by the game's ``time_control`` (a clock with no time is an error)."""
+        """Replace the clock's fields by the game's ``time_control``; the fields the chosen clock
+        does not use (the page hides them) are left out, errors and all, and a clock with no time
+        is an error."""
         names = ("time_system", "time_main", "time_period", "time_periods")
-        system, minutes, period, periods = (data.pop(name, None) for name in names)
+        values = {name: data.pop(name, None) for name in names}
+        system = values["time_system"] or "none"
+        used = {"byoyomi": names, "fischer": names[:3]}.get(system, names[:1])
+        for hidden in set(names) - set(used):
+            self.errors.pop(hidden, None)
         if any(name in self.errors for name in names):
             return  # the field's own error says what is wrong
-        if system in ("", "none"):  # none asked for, or not given
-            data["time_control"] = TimeControl()
-            return
-        minutes, period, periods = (0 if v is None else v for v in (minutes, period, periods))
+        minutes, period, periods = (values[n] if n in used and values[n] is not None else 0
+                                    for n in names[1:])
         try:
             data["time_control"] = TimeControl(system, minutes * 60, period, periods)
         except TimeControlError as e:

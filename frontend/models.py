@@ -91,7 +91,12 @@ class Game(models.Model):
     @property
     def bot_color(self) -> str:
         """``"B"`` or ``"W"``: the bot's colour in a played game."""
-        return "W" if self.human_color == "B" else "B"
+        return other(self.human_color)
+
+
+def other(color: str) -> str:
+    """Return the other colour's letter (``"B"`` or ``"W"``)."""
+    return "W" if color == "B" else "B"
 
 
 def review_visits() -> int:

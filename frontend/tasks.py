@@ -93,7 +93,8 @@ def bot_move(self, game_id: int, expected_moves: int, job: int | None = None) ->
     """Play the bot's move in game ``game_id`` if it still has ``expected_moves`` moves (the job's
     newest request, given one); broadcast the state.
 
-    Returns ``{"move": GTP or "resign"}``, or ``{"skipped": reason}`` when the game moved on
+    Returns ``{"move": GTP or "resign"}``, ``{"lost": "on time"}`` when the bot's clock ran out
+    before its move was made (the game ends on time), or ``{"skipped": reason}`` when the game moved on
     meanwhile (the human undid, resigned, or another task already replied: any change of the
     record, even one that keeps the number of moves) or the job is gone.
     The game is loaded once: the record read under the lock is reused when it has not changed
@@ -110,6 +111,10 @@ def _bot_move(game_id: int, expected_moves: int) -> dict:
     loaded = games.load(Game.objects.get(pk=game_id))
     if len(loaded.position.moves) != expected_moves or not loaded.is_bot_turn:
         return {"skipped": "the game changed since the move was requested"}
+    if clock.out_of_time(loaded.game, loaded.to_play, time.time()):  # the queue took its time
+        outcome = board.current(game_id)
+        notify.to_group(game_id, outcome.state)
+        return {"lost": "on time"}
     bot, thinking = engine.bot(game_id, loaded.game.bot_level)
     with thinking:
         seconds = clock.bot_seconds(loaded.game, loaded.to_play, expected_moves, time.time())
@@ -124,7 +129,9 @@ def _bot_move(game_id: int, expected_moves: int) -> dict:
             move = "resign"
         else:
             move = to_gtp(decision.move, current.game.size)
-            games.play(current, bot_color, move)
+            if not games.play(current, bot_color, move):
+                notify.to_group(game_id, games.state(current))
+                return {"lost": "on time"}
         message = {**games.state(current), "bot_move": move}
     notify.to_group(game_id, message)
     return {"move": move}

@@ -41,6 +41,21 @@ def test_fischer_adds_the_increment_after_each_move_and_loses_at_zero() -> None:
     assert FISCHER.charge(PlayerClock(5.0), 5.5) is None
 
 
+def test_overtimes_that_add_nothing_are_absolute_time() -> None:
+    absolute = TimeControl("byoyomi", main=600)
+    assert TimeControl("byoyomi", main=600, period=0, periods=5) == absolute
+    assert TimeControl("byoyomi", main=600, period=30, periods=0) == absolute
+    assert TimeControl("fischer", main=600, period=0) == absolute
+    assert TimeControl("fischer", main=600, period=10, periods=5).periods == 0
+    assert TimeControl("none", main=600, period=30, periods=5) == TimeControl()
+    assert absolute.start() == PlayerClock(600.0, 0) and absolute.overtime() == ""
+
+
+def test_a_turn_taken_back_is_charged_without_fischers_increment() -> None:
+    assert FISCHER.charge(PlayerClock(100.0), 20.0, moved=False) == PlayerClock(80.0, 0)
+    assert BYOYOMI.charge(PlayerClock(0.0, 3), 45.0, moved=False) == PlayerClock(0.0, 2)
+
+
 def test_no_clock_charges_nothing_and_never_runs_out() -> None:
     none = TimeControl()
     assert not none.timed and none.charge(none.start(), 1e6) == none.start()

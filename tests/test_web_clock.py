@@ -4,11 +4,13 @@ time, stops while scoring, is recorded in the SGF, and reaches the page and the 
 from __future__ import annotations
 
 import asyncio
+import time
 
 import pytest
 
 from analysis.play.clock import TimeControl
 from analysis.sgf import read_sgf
+from frontend import tasks
 from frontend.forms import NewGameForm
 from frontend.models import Game
 from frontend.services import board, clock, dispatch, games
@@ -48,12 +50,14 @@ def test_each_move_is_charged_to_its_player_and_recorded_in_the_sgf() -> None:
     game.refresh_from_db()
     assert game.clock["B"][0] == pytest.approx(35.0, abs=1.0) and game.clock["B"][1] == 2
     moves = list(read_sgf(game.sgf).main_line())
-    assert float(moves[-1].get("BL")) == pytest.approx(35.0, abs=1.0) and moves[-1].get("OB") == "2"
+    assert float(moves[-1].get("BL")) == pytest.approx(35.0, abs=1.0)
     with games.locked(game.pk) as loaded:  # the bot's reply, 75 s later: main time and a period gone
         games.play(loaded, "W", "C3", now=loaded.game.clock["since"] + 75.0)
     game.refresh_from_db()
     assert game.clock["W"] == [0.0, 1]
-    assert list(read_sgf(game.sgf).main_line())[-1].get("WL") == "0.0"
+    last = list(read_sgf(game.sgf).main_line())[-1]  # in byo-yomi: the period ahead and the periods left
+    assert (last.get("WL"), last.get("OW")) == ("10.0", "1")
+    assert moves[-1].get("OB") is None  # Black is still in its main time
 
 
 def test_a_move_after_the_time_ran_out_is_not_played_and_loses_on_time() -> None:
@@ -64,6 +68,40 @@ def test_a_move_after_the_time_ran_out_is_not_played_and_loses_on_time() -> None
     assert outcome.state["move_number"] == 0 and outcome.bot_expected_moves is None
     game.refresh_from_db()
     assert "RE[W+T]" in game.sgf and game.clock["since"] is None
+
+
+def test_a_game_lost_on_time_shows_no_count() -> None:
+    game = timed_game()
+    age(game, 100.0)
+    state = board.current(game.pk).state
+    assert state["result"] == "W+T" and state["score"] is None
+
+
+def test_an_undo_charges_the_humans_turn_and_gives_the_bot_back_its_replys_time() -> None:
+    game = timed_game(control=TimeControl("fischer", main=300, period=10), bot_level="policy")
+    with games.locked(game.pk) as loaded:
+        start = loaded.game.clock["since"] = time.time() - 195.0  # the game began 195 s ago
+        games.play(loaded, "B", "E5", now=start + 20.0)  # 300 - 20 + 10
+        games.play(loaded, "W", "C3", now=start + 60.0)  # 300 - 40 + 10
+        games.play(loaded, "B", "G5", now=start + 65.0)  # 290 - 5 + 10
+        games.play(loaded, "W", "C7", now=start + 165.0)  # 270 - 100 + 10
+    game.refresh_from_db()
+    assert game.clock["B"] == [295.0, 0] and game.clock["W"] == [180.0, 0]
+    board.undo(game.pk)  # 30 s after C7, the human takes G5 and C7 back
+    game.refresh_from_db()
+    assert game.clock["W"] == [270.0, 0]  # as after its first reply
+    assert game.clock["B"][0] == pytest.approx(265.0, abs=1.0)  # 30 s spent, no increment
+    assert len(list(read_sgf(game.sgf).main_line())) == 3
+
+
+def test_an_undo_after_the_time_ran_out_ends_the_game_on_time() -> None:
+    game = timed_game(bot_level="policy")
+    with games.locked(game.pk) as loaded:
+        games.play(loaded, "B", "E5")
+        games.play(loaded, "W", "C3")
+    age(game, 200.0)
+    outcome = board.undo(game.pk)
+    assert outcome.state["result"] == "W+T" and outcome.state["move_number"] == 2
 
 
 def test_asking_for_the_state_ends_the_game_of_a_player_out_of_time_and_says_it_changed() -> None:
@@ -110,6 +148,18 @@ def test_the_new_game_form_refuses_a_clock_with_no_time_and_says_why(fields: dic
     assert error in str(form.errors)
 
 
+def test_the_new_game_form_leaves_out_the_fields_the_chosen_clock_does_not_use() -> None:
+    data = {"human_color": "B", "size": 9, "handicap": 0, "komi": 7.5, "rules": "chinese",
+            "bot_level": "policy", "time_system": "fischer", "time_main": 5, "time_period": 10,
+            "time_periods": 99}  # hidden for Fischer: its error does not count
+    form = NewGameForm(data)
+    assert form.is_valid(), form.errors
+    assert form.cleaned_data["time_control"] == TimeControl("fischer", 300, 10)
+    form = NewGameForm({**data, "time_system": "none", "time_main": 100000})
+    assert form.is_valid(), form.errors
+    assert form.cleaned_data["time_control"] == TimeControl()
+
+
 def test_the_new_game_form_makes_the_time_control() -> None:
     data = {"human_color": "B", "size": 9, "handicap": 0, "komi": 7.5, "rules": "chinese",
             "bot_level": "policy", "time_system": "byoyomi", "time_main": 5, "time_period": 20,
@@ -139,3 +189,12 @@ def test_the_page_is_told_when_the_game_ends_on_time() -> None:
         await ws.disconnect()
 
     asyncio.run(scenario())
+
+
+def test_a_bot_out_of_time_before_it_moves_loses_on_time_without_searching() -> None:
+    game = timed_game(control=TimeControl("fischer", main=30, period=5), bot_level="policy")
+    board.human_move(game.pk, "E5")
+    age(game, 40.0)  # the worker queue held the bot's move for 40 s
+    assert tasks.bot_move(game.pk, 1) == {"lost": "on time"}
+    game.refresh_from_db()
+    assert game.result == "B+T" and game.phase == Game.Phase.FINISHED

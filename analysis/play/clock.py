@@ -7,7 +7,8 @@ none        no clock
 byoyomi     Japanese byo-yomi: ``main`` seconds, then ``periods`` periods of ``period`` seconds.
             A move made within a period (its last instant included) keeps it whole for the next
             move; a move that takes longer uses up one period for every ``period`` seconds
-            past; time past the last period loses the game.  With no periods it is absolute time.
+            past; time past the last period loses the game.  With no periods (or periods of no
+            seconds) it is absolute time, as is Fischer without an increment.
 fischer     ``main`` seconds to start, ``period`` seconds added after each move (the increment);
             time past the clock's end loses the game.
 ==========  ================================================================================
@@ -52,6 +53,8 @@ class TimeControl:
     periods: int = 0
 
     def __post_init__(self) -> None:
+        """Check the settings, and make absolute time of the overtimes that add nothing: byo-yomi
+        without periods or of no seconds, and Fischer without an increment."""
         if self.system not in SYSTEMS:
             raise TimeControlError(f"unknown time system {self.system!r}; known: {', '.join(SYSTEMS)}")
         for name, value, top in (("main time", self.main, MAX_MAIN), ("period", self.period, MAX_PERIOD),
@@ -62,6 +65,15 @@ class TimeControl:
             raise TimeControlError("byo-yomi needs main time or periods of some seconds")
         if self.system == "fischer" and self.main == 0:
             raise TimeControlError("a Fischer clock needs main time to start from")
+        normal = (self.system, self.main, self.period, self.periods)
+        if self.system == "none":
+            normal = ("none", 0, 0, 0)
+        elif self.period == 0 or (self.system == "byoyomi" and self.periods == 0):
+            normal = ("byoyomi", self.main, 0, 0)  # absolute time
+        elif self.system == "fischer":
+            normal = ("fischer", self.main, self.period, 0)
+        for name, value in zip(("system", "main", "period", "periods"), normal, strict=True):
+            object.__setattr__(self, name, value)
 
     @property
     def timed(self) -> bool:
@@ -70,12 +82,12 @@ class TimeControl:
 
     def start(self) -> PlayerClock:
         """Return a player's clock at the start of the game."""
-        return PlayerClock(float(self.main), self.periods if self.system == "byoyomi" else 0)
+        return PlayerClock(float(self.main), self.periods)
 
     def overtime(self) -> str:
         """Return the overtime as SGF's OT property writes it: ``5x30 byo-yomi``, ``Fischer 10``
         (empty for none)."""
-        if self.system == "byoyomi" and self.periods and self.period:
+        if self.periods:
             return f"{self.periods}x{self.period} byo-yomi"
         if self.system == "fischer":
             return f"Fischer {self.period}"
@@ -89,7 +101,7 @@ class TimeControl:
         main = f"{self.main // 60} min" if self.main % 60 == 0 else f"{self.main} s"
         if self.system == "fischer":
             return f"{main} + {self.period} s Fischer"
-        if self.periods and self.period:
+        if self.periods:
             overtime = f"{self.periods}×{self.period} s byo-yomi"
             return f"{main} + {overtime}" if self.main else overtime
         return f"{main} absolute"
@@ -103,9 +115,10 @@ class TimeControl:
             return clock.main - elapsed
         return math.inf
 
-    def charge(self, clock: PlayerClock, elapsed: float) -> PlayerClock | None:
-        """Return the player's clock after a move that took ``elapsed`` seconds, or None when the
-        player ran out of time before making it."""
+    def charge(self, clock: PlayerClock, elapsed: float, moved: bool = True) -> PlayerClock | None:
+        """Return the player's clock after a move that took ``elapsed`` seconds (with ``moved``
+        False, after a turn taken back as long, which earns no Fischer increment), or None when
+        the player ran out of time before making it."""
         if self.time_left(clock, elapsed) < 0:
             return None
         if self.system == "byoyomi":
@@ -114,7 +127,7 @@ class TimeControl:
             used = math.ceil((elapsed - clock.main) / self.period) - 1  # gone; the one it ended in stays
             return PlayerClock(0.0, clock.periods - used)
         if self.system == "fischer":
-            return PlayerClock(clock.main - elapsed + self.period)
+            return PlayerClock(clock.main - elapsed + (self.period if moved else 0))
         return clock
 
     def move_seconds(self, clock: PlayerClock, elapsed: float, size: int, moves_played: int,
@@ -130,9 +143,9 @@ class TimeControl:
         """
         if not self.timed:
             return None
-        if self.system == "byoyomi" and elapsed >= clock.main:
-            share = self.period - (elapsed - clock.main) % self.period if self.period else 0.0
-        elif self.system == "fischer" or clock.periods:
+        if self.periods and elapsed >= clock.main:
+            share = self.period - (elapsed - clock.main) % self.period
+        elif self.system == "fischer" or self.periods:
             main = clock.main - elapsed
             share = main / moves_left(size, moves_played)
             if self.system == "fischer":

@@ -6,12 +6,14 @@ player's time in ``Game.clock`` (``{"B": [main seconds, periods], "W": [...], "s
 stones are marked and after the end).  A move is charged with the time since its turn started,
 the human's and the bot's alike, so the delays of the network and of the worker queue count for
 the player on the move, as on OGS.  Pages get the clock in the state message and count it down
-themselves from ``elapsed``, which keeps them independent of the browser's own clock.
+themselves from ``elapsed``, which keeps them independent of the browser's own clock.  The time
+is each process's ``time.time()``: the web and worker machines' clocks must agree (NTP).
 """
 
 from __future__ import annotations
 
 from analysis.play.clock import PlayerClock
+from analysis.sgf import GameRecord
 from frontend.models import Game
 
 BOT_LAG_SECONDS = 1.0  # kept back by the bot for the queue, the worker and saving the move
@@ -41,16 +43,41 @@ def elapsed(game: Game, now: float) -> float:
     return max(0.0, now - game.clock["since"]) if _running(game) else 0.0
 
 
-def charge(game: Game, color: str, now: float) -> bool:
-    """Charge ``color``'s move made at ``now`` and run the next turn's clock from then; return False,
-    changing nothing, when the move came after ``color``'s time ran out."""
+def charge(game: Game, color: str, now: float, moved: bool = True) -> bool:
+    """Charge ``color``'s move made at ``now`` (``moved`` False: its turn taken back by an undo at
+    ``now``) and run the next turn's clock from then; return False, changing nothing, when the move
+    came after ``color``'s time ran out."""
     if not _running(game):
         return True
-    after = game.time_control.charge(_player(game, color), elapsed(game, now))
+    after = game.time_control.charge(_player(game, color), elapsed(game, now), moved)
     if after is None:
         return False
-    game.clock = {**game.clock, color: [round(after.main, 3), after.periods], "since": now}
+    _set(game, color, after)
+    game.clock["since"] = now
     return True
+
+
+def _set(game: Game, color: str, clock: PlayerClock) -> None:
+    game.clock = {**game.clock, color: [round(clock.main, 3), clock.periods]}
+
+
+def restore(game: Game, color: str, record: GameRecord) -> None:
+    """Give ``color`` back the time it had after its last move left in ``record`` (its time-left
+    properties, :func:`sgf_time_left`), or at the start: an undo takes back the bot's reply and
+    the time it spent on it."""
+    control = game.time_control
+    if not control.timed:
+        return
+    moves = [node for node in record.main_line() if node.get(f"{color}L") is not None]
+    if not moves:
+        _set(game, color, control.start())
+        return
+    last = moves[-1]
+    periods = last.get(f"O{color}")
+    if periods is None:  # in main time
+        _set(game, color, PlayerClock(float(last.get(f"{color}L")), control.periods))
+    else:
+        _set(game, color, PlayerClock(0.0, int(periods)))
 
 
 def out_of_time(game: Game, color: str, now: float) -> bool:
@@ -79,15 +106,16 @@ def bot_seconds(game: Game, color: str, moves_played: int, now: float) -> float 
 
 
 def sgf_time_left(game: Game, color: str) -> dict[str, str]:
-    """Return the SGF properties of ``color``'s time left after its move (BL/WL, and OB/OW for
-    byo-yomi periods), none without a clock."""
-    if not game.time_control.timed:
+    """Return the SGF properties of ``color``'s time left after its move, as KGS writes them:
+    BL/WL the main time left, or once in byo-yomi the seconds of the period ahead with OB/OW the
+    periods left; none without a clock."""
+    control = game.time_control
+    if not control.timed:
         return {}
     clock = _player(game, color)
-    props = {f"{color}L": f"{clock.main:.1f}"}
-    if game.time_system == "byoyomi" and game.time_periods:
-        props[f"O{color}"] = str(clock.periods)
-    return props
+    if control.periods and clock.main <= 0:
+        return {f"{color}L": f"{control.period:.1f}", f"O{color}": str(clock.periods)}
+    return {f"{color}L": f"{clock.main:.1f}"}
 
 
 def state(game: Game, to_play: str, now: float) -> dict | None:
@@ -95,7 +123,7 @@ def state(game: Game, to_play: str, now: float) -> dict | None:
     time left at the start of the running turn, who is on the move (None: stopped) and how long
     ago the turn started."""
     control = game.time_control
-    if not control.timed:
+    if not control.timed or not game.clock:
         return None
     players = {c: {"main": round(clock.main, 1), "periods": clock.periods}
                for c, clock in ((c, _player(game, c)) for c in "BW")}

@@ -26,7 +26,7 @@ from analysis.review.analyze import game_positions
 from analysis.review.ended import ended
 from analysis.review.report import without_analysis
 from analysis.sgf import GameRecord, read_sgf, replay, write_sgf
-from frontend.models import Game
+from frontend.models import Game, other
 from frontend.services import clock
 from frontend.services.requester import Requester
 
@@ -202,10 +202,10 @@ def _save_record(loaded: LoadedGame) -> None:
     loaded.game.save()
 
 
-def play(loaded: LoadedGame, color: str, vertex: str, now: float | None = None) -> None:
+def play(loaded: LoadedGame, color: str, vertex: str, now: float | None = None) -> bool:
     """Play ``vertex`` (GTP, or ``pass``) for ``color`` at ``now`` (Unix time, None: now) and
-    save, its time charged to ``color``'s clock; two passes start the scoring.  A move made after
-    ``color``'s time ran out is not played: ``color`` loses on time.
+    save, its time charged to ``color``'s clock; two passes start the scoring.  Return True, or
+    False for a move made after ``color``'s time ran out: it is not played, ``color`` loses on time.
 
     Raises GameError when the game is over or it is not ``color``'s turn, CoordinateError for a
     bad vertex and IllegalMoveError (with the reason) for an illegal move.
@@ -219,7 +219,7 @@ def play(loaded: LoadedGame, color: str, vertex: str, now: float | None = None) 
     point = from_gtp(vertex, game.size)
     if not clock.charge(game, color, time.time() if now is None else now):
         _finish(loaded, f"{other(color)}+T")
-        return
+        return False
     position.play(point)
     node = loaded.record.add_move(COLORS[color], point)
     for ident, value in clock.sgf_time_left(game, color).items():
@@ -229,13 +229,15 @@ def play(loaded: LoadedGame, color: str, vertex: str, now: float | None = None) 
         game.dead = [to_gtp(p, game.size) for p in sorted(estimate_dead(position))]
         clock.stop(game)
     _save_record(loaded)
+    return True
 
 
 def flag_if_out_of_time(loaded: LoadedGame, now: float | None = None, dry_run: bool = False) -> bool:
     """End the game on time if the player on the move has run out by ``now`` (None: now), unless
     ``dry_run``; return whether the player has run out."""
     game = loaded.game
-    if game.phase != Game.Phase.PLAYING or not clock.out_of_time(game, loaded.to_play, now or time.time()):
+    now = time.time() if now is None else now
+    if game.phase != Game.Phase.PLAYING or not clock.out_of_time(game, loaded.to_play, now):
         return False
     if not dry_run:
         _finish(loaded, f"{other(loaded.to_play)}+T")
@@ -243,8 +245,11 @@ def flag_if_out_of_time(loaded: LoadedGame, now: float | None = None, dry_run: b
 
 
 def undo(loaded: LoadedGame) -> int:
-    """Take back the human's last move and the bot's reply to it; return how many moves went.
+    """Take back the human's last move and the bot's reply to it; return how many moves went (0 if
+    the player on the move had run out of time: the game ends on time instead).
 
+    The human's turn, if it is on the move, is charged as a move (but earns no increment); the bot
+    gets back the time its reply took; the human's clock runs again.
     Raises GameError when the game is finished or the human has not moved yet.
     """
     game = loaded.game
@@ -254,6 +259,11 @@ def undo(loaded: LoadedGame) -> int:
     human = COLORS[game.human_color]
     if not any(node.move(game.size)[0] == human for node in nodes):
         raise GameError("you have no move to take back")
+    if flag_if_out_of_time(loaded):
+        return 0
+    now = time.time()
+    if loaded.to_play == game.human_color:
+        clock.charge(game, game.human_color, now, moved=False)
     removed = 0
     while True:
         node = nodes.pop()
@@ -264,22 +274,20 @@ def undo(loaded: LoadedGame) -> int:
             break
     game.phase = Game.Phase.PLAYING
     game.dead = []
-    clock.restart(game, time.time())
+    clock.restore(game, game.bot_color, loaded.record)
+    clock.restart(game, now)
     _save_record(loaded)
     return removed
 
 
 def resign(loaded: LoadedGame, color: str) -> None:
-    """Record ``color``'s resignation."""
+    """Record ``color``'s resignation (unless the player on the move had already run out of time:
+    the game ends on time)."""
     game = loaded.game
     if game.phase == Game.Phase.FINISHED:
         raise GameError("the game is already finished")
-    _finish(loaded, f"{other(color)}+R")
-
-
-def other(color: str) -> str:
-    """Return the other colour's letter."""
-    return "W" if color == "B" else "B"
+    if not flag_if_out_of_time(loaded):
+        _finish(loaded, f"{other(color)}+R")
 
 
 def _finish(loaded: LoadedGame, result: str) -> None:
@@ -309,9 +317,10 @@ def toggle_dead(loaded: LoadedGame, vertex: str) -> None:
 
 def marked_dead(game: Game) -> list[str] | None:
     """Return the stones (GTP) the player marked dead in a game against the bot, while scoring or
-    after its counted end; None during play, after a resignation and for an uploaded game (whose
-    dead stones nobody marked)."""
-    if game.kind != Game.Kind.PLAY or game.phase == Game.Phase.PLAYING or game.result.endswith("+R"):
+    after its counted end; None during play, after a resignation or a loss on time, and for an
+    uploaded game (whose dead stones nobody marked)."""
+    uncounted = game.result.endswith(("+R", "+T"))
+    if game.kind != Game.Kind.PLAY or game.phase == Game.Phase.PLAYING or uncounted:
         return None
     return list(game.dead)
 

@@ -78,7 +78,7 @@ export function timeLeft(c, player, spent) {
 /** "9:41 + 5×30s", "0:23 (3 left)" in byo-yomi, "4:35 +10s" under Fischer, "1:59" absolute. */
 export function clockText(c, left) {
   if (c.system === "fischer") return `${minutes(left.main)} +${c.period}s`;
-  if (!c.periods || !c.period) return minutes(left.main);
+  if (!c.periods) return minutes(left.main);
   if (left.main > 0) return `${minutes(left.main)} + ${left.periods}×${c.period}s`;
   return `${minutes(left.period)} (${left.periods} left)`;
 }
