@@ -10,10 +10,13 @@ from pathlib import Path
 
 import pytest
 
+from analysis.bot.player import Decision
 from analysis.go.coords import BLACK, WHITE, from_gtp
 from analysis.go.position import Position
 from analysis.gtp.client import GtpClient, GtpError
+from analysis.gtp.clock import LAG_SECONDS, control_seconds
 from analysis.gtp.engine import GtpEngine, format_reply, parse_line
+from analysis.play.clock import TimeControl
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -493,9 +496,40 @@ def test_time_settings_and_time_left_are_recorded(engine: GtpEngine) -> None:
     assert engine.time_left == {WHITE: (120, 0)}
 
 
+def test_kgs_time_settings_names_the_system_and_byoyomis_time_left_the_periods(engine: GtpEngine) -> None:
+    ok(engine, "kgs-time_settings byoyomi 600 30 5")
+    assert engine.time_control == TimeControl("byoyomi", 600, 30, 5) and engine.time_settings is None
+    assert control_seconds(engine.time_control, None, 19, 0) == pytest.approx(600 / 144 + 30 - LAG_SECONDS)
+    # In byo-yomi, 20 s left of the present period and 3 periods: what is left of the period.
+    assert control_seconds(engine.time_control, (20, 3), 19, 200) == pytest.approx(20 - LAG_SECONDS)
+    ok(engine, "kgs-time_settings absolute 300")
+    assert engine.time_control == TimeControl("byoyomi", 300)
+    ok(engine, "kgs-time_settings canadian 300 30 5")
+    assert engine.time_settings == (300, 30, 5) and engine.time_control is None
+    ok(engine, "kgs-time_settings none")
+    assert engine.time_control is None and engine.time_settings is None
+    assert err(engine, "kgs-time_settings byoyomi 60 30 99").startswith("periods must be between 0 and 30")
+    assert "kgs-time_settings" in ok(engine, "list_commands").split("\n")
+
+
+def test_genmove_gives_the_bot_its_share_of_the_kgs_clock(engine: GtpEngine, monkeypatch) -> None:
+    asked: list[float | None] = []
+
+    def choose(position: Position, seconds: float | None = None, *rest: object) -> Decision:
+        asked.append(seconds)
+        return Decision(position.pass_point)
+
+    monkeypatch.setattr(engine.bot, "choose", choose)
+    ok(engine, "kgs-time_settings byoyomi 0 10 2")
+    ok(engine, "time_left black 7 2")  # 7 s left of a period, 2 periods
+    assert ok(engine, "genmove b") == "pass"
+    assert asked == [pytest.approx(7 - LAG_SECONDS)]
+
+
 @pytest.mark.parametrize(
     "line", ["time_settings", "time_settings 1 2", "time_settings a b c", "time_left", "time_left red 1 2",
-             "time_left black ten 0"]
+             "time_left black ten 0", "kgs-time_settings", "kgs-time_settings blitz 1",
+             "kgs-time_settings byoyomi 1 2", "kgs-time_settings absolute x"]
 )  # fmt: skip
 def test_time_commands_reject_bad_arguments(engine: GtpEngine, line: str) -> None:
     assert err(engine, line) == "syntax error"

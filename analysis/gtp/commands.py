@@ -1,4 +1,4 @@
-"""The standard GTP version 2 commands: administration, board setup, play, genmove, undo, clocks.
+"""The standard GTP version 2 commands: administration, board setup, play, genmove, undo.
 
 Errors use the spec's wording (``syntax error``, ``unacceptable size``,
 ``illegal move``, ``cannot undo``), except where GNU Go is more precise about
@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from analysis.go.coords import MAX_SIZE, MIN_SIZE, to_gtp
 from analysis.go.position import IllegalMoveError, SetupStep
-from analysis.gtp.clock import move_seconds
+from analysis.gtp.clock import control_seconds, move_seconds
 from analysis.gtp.commands_args import (
     CommandError,
     Handler,
@@ -122,7 +122,10 @@ def play_bot_choice(
     position = engine.position
     position.to_play = color
     left = engine.time_left.get(color)
-    seconds = move_seconds(engine.time_settings, left, position.size, len(position.moves))
+    if engine.time_control is not None:
+        seconds = control_seconds(engine.time_control, left, position.size, len(position.moves))
+    else:
+        seconds = move_seconds(engine.time_settings, left, position.size, len(position.moves))
     decision = engine.bot.choose(position, seconds, callback, every_seconds)
     if decision.move is None:
         return "resign"
@@ -152,22 +155,6 @@ def undo(engine: GtpEngine, args: list[str]) -> str:
     return ""
 
 
-def time_settings(engine: GtpEngine, args: list[str]) -> str:
-    """Record main time, byo-yomi time and byo-yomi stones.
-
-    Raises CommandError (syntax error) unless given three integers.
-    """
-    engine.time_settings = (int_arg(args, 0, SYNTAX), int_arg(args, 1, SYNTAX), int_arg(args, 2, SYNTAX))
-    return ""
-
-
-def time_left(engine: GtpEngine, args: list[str]) -> str:
-    """Record a colour's remaining time and stones; raises CommandError (syntax error) for bad arguments."""
-    color = color_arg(args, 0, SYNTAX)
-    engine.time_left[color] = (int_arg(args, 1, SYNTAX), int_arg(args, 2, SYNTAX))
-    return ""
-
-
 COMMANDS: dict[str, Handler] = {
     "protocol_version": protocol_version,
     "name": name,
@@ -181,6 +168,4 @@ COMMANDS: dict[str, Handler] = {
     "play": play,
     "genmove": genmove,
     "undo": undo,
-    "time_settings": time_settings,
-    "time_left": time_left,
 }

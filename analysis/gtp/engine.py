@@ -35,14 +35,17 @@ from analysis.gtp import (
     commands_scoring,
     commands_sgf,
     commands_showboard,
+    commands_time,
 )
 from analysis.gtp.commands_args import CommandError, Handler
 from analysis.gtp.stream import InputQueue
+from analysis.play.clock import TimeControl
 
 RULES = ("chinese", "japanese")
 
 COMMANDS: dict[str, Handler] = {
     **commands.COMMANDS,
+    **commands_time.COMMANDS,
     **commands_handicap.COMMANDS,
     **commands_scoring.COMMANDS,
     **commands_gnugo.COMMANDS,
@@ -118,7 +121,8 @@ class GtpEngine:
         self._request_id: str | None = None
         self._streaming = False
         self.handicap = 0
-        self.time_settings: tuple[int, int, int] | None = None
+        self.time_settings: tuple[int, int, int] | None = None  # Canadian: GTP's time_settings
+        self.time_control: TimeControl | None = None  # kgs-time_settings' other systems
         self.time_left: dict[int, tuple[int, int]] = {}
         self.position = self.new_position(size)
 
