@@ -111,9 +111,8 @@ def _bot_move(game_id: int, expected_moves: int) -> dict:
     loaded = games.load(Game.objects.get(pk=game_id))
     if len(loaded.position.moves) != expected_moves or not loaded.is_bot_turn:
         return {"skipped": "the game changed since the move was requested"}
-    if clock.out_of_time(loaded.game, loaded.to_play, time.time()):  # the queue took its time
-        outcome = board.current(game_id)
-        notify.to_group(game_id, outcome.state)
+    if clock.expired(loaded.game, time.time()):  # the queue took its time
+        notify.to_group(game_id, board.current(game_id).state)
         return {"lost": "on time"}
     bot, thinking = engine.bot(game_id, loaded.game.bot_level)
     with thinking:

@@ -54,9 +54,10 @@ def user_id(request: HttpRequest) -> int | None:
 
 
 def session_game(request: HttpRequest, pk: int) -> Game:
-    """Return the game ``pk`` if the requester owns it; 404 if missing, 403 otherwise."""
+    """Return the game ``pk`` if the requester owns it (ended on time if its player on the move has
+    run out since it was last opened); 404 if missing, 403 otherwise."""
     try:
-        return games.owned_game(pk, requester.from_request(request))
+        return games.settle_clock(games.owned_game(pk, requester.from_request(request)))
     except Game.DoesNotExist:
         raise Http404(f"There is no game {pk}.") from None
     except PermissionError as e:
@@ -89,7 +90,7 @@ def my_games(request: HttpRequest) -> HttpResponse:
     valid = form.is_valid()
     listed = form.filter(mine) if valid else mine.none()
     page = Paginator(listed, GAMES_PER_PAGE).get_page(request.GET.get("page"))
-    context = {"form": form, "page": page, "games": page.object_list}
+    context = {"form": form, "page": page, "games": [games.settle_clock(game) for game in page.object_list]}
     return render(request, "frontend/games.html", context, status=200 if valid else 400)
 
 

@@ -41,6 +41,7 @@ def test_a_new_game_records_its_control_and_runs_the_first_players_clock() -> No
     assert state["running"] == "B" and state["B"] == {"main": 60.0, "periods": 2}
     assert state["overtime"] == "2x10 byo-yomi" and 0 <= state["elapsed"] < 5
     assert board.current(make_game(new_session()).pk).state["clock"] is None  # no clock, none shown
+    assert timed_game(handicap=2).clock["turn"] == "W"  # White moves first after the handicap
 
 
 def test_each_move_is_charged_to_its_player_and_recorded_in_the_sgf() -> None:
@@ -70,11 +71,23 @@ def test_a_move_after_the_time_ran_out_is_not_played_and_loses_on_time() -> None
     assert "RE[W+T]" in game.sgf and game.clock["since"] is None
 
 
-def test_a_game_lost_on_time_shows_no_count() -> None:
+def test_a_game_lost_on_time_shows_no_count_and_the_losers_clock_at_zero() -> None:
     game = timed_game()
     age(game, 100.0)
     state = board.current(game.pk).state
     assert state["result"] == "W+T" and state["score"] is None
+    assert state["clock"]["B"] == {"main": 0.0, "periods": 0} and state["clock"]["running"] is None
+
+
+def test_a_game_whose_time_ran_out_unopened_lists_and_downloads_with_its_result(client) -> None:
+    game = timed_game()
+    session = client.session
+    session.save()
+    Game.objects.filter(pk=game.pk).update(owner=session.session_key)
+    age(game, 100.0)
+    listed = client.get("/games")
+    assert listed.status_code == 200 and "W+T" in listed.content.decode()
+    assert "RE[W+T]" in client.get(f"/game/{game.pk}/sgf").content.decode()
 
 
 def test_an_undo_charges_the_humans_turn_and_gives_the_bot_back_its_replys_time() -> None:
@@ -90,8 +103,16 @@ def test_an_undo_charges_the_humans_turn_and_gives_the_bot_back_its_replys_time(
     board.undo(game.pk)  # 30 s after C7, the human takes G5 and C7 back
     game.refresh_from_db()
     assert game.clock["W"] == [270.0, 0]  # as after its first reply
-    assert game.clock["B"][0] == pytest.approx(265.0, abs=1.0)  # 30 s spent, no increment
-    assert len(list(read_sgf(game.sgf).main_line())) == 3
+    # G5's 5 s and these 30 s spent, G5's increment taken back, none for this turn: 290 - 5 - 30
+    assert game.clock["B"][0] == pytest.approx(255.0, abs=1.0)
+    assert game.clock["turn"] == "B" and len(list(read_sgf(game.sgf).main_line())) == 3
+    for _ in range(3):  # undo after undo earns nothing
+        board.human_move(game.pk, "G5")
+        with games.locked(game.pk) as loaded:
+            games.play(loaded, "W", "C7")
+        board.undo(game.pk)
+    game.refresh_from_db()
+    assert game.clock["B"][0] <= 255.0
 
 
 def test_an_undo_after_the_time_ran_out_ends_the_game_on_time() -> None:
@@ -129,6 +150,7 @@ def test_the_clock_stops_while_scoring_and_runs_again_after_an_undo() -> None:
 
 def test_the_bot_thinks_within_its_share_of_its_clock() -> None:
     game = timed_game(control=TimeControl("byoyomi", main=0, period=5, periods=1), human_color="W")
+    assert game.clock["turn"] == "B"
     seconds = clock.bot_seconds(game, "B", 0, game.clock["since"] + 1.5)
     assert seconds == pytest.approx(5 - 1.5 - clock.BOT_LAG_SECONDS)
     assert clock.bot_seconds(make_game(new_session()), "W", 0, 0.0) is None

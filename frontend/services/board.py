@@ -45,12 +45,9 @@ def _require_play(game: Game) -> None:
 def current(game_id: int) -> Outcome:
     """Return the game's state (and whether the bot owes a move, e.g. after a reload), after ending
     it on time if the player on the move has run out (a page asks when its clock shows zero)."""
-    loaded = games.load(Game.objects.get(pk=game_id))
-    if not games.flag_if_out_of_time(loaded, dry_run=True):
-        return _outcome(loaded, changed=False)
-    with games.locked(game_id) as locked:
-        flagged = games.flag_if_out_of_time(locked)
-        return _outcome(locked, changed=flagged)
+    game = Game.objects.get(pk=game_id)
+    settled = games.settle_clock(game)
+    return _outcome(games.load(settled), changed=settled is not game)
 
 
 def _change(game_id: int, action: Callable[..., object], *args: object) -> Outcome:

@@ -1,32 +1,34 @@
 """A played game's clock, kept in its row and charged by the server's time.
 
 The rules of the clock are :class:`analysis.play.clock.TimeControl`'s; this module keeps each
-player's time in ``Game.clock`` (``{"B": [main seconds, periods], "W": [...], "since": t}``, with
-``since`` the Unix time the running turn started, or None while no clock runs: while the dead
-stones are marked and after the end).  A move is charged with the time since its turn started,
-the human's and the bot's alike, so the delays of the network and of the worker queue count for
-the player on the move, as on OGS.  Pages get the clock in the state message and count it down
-themselves from ``elapsed``, which keeps them independent of the browser's own clock.  The time
-is each process's ``time.time()``: the web and worker machines' clocks must agree (NTP).
+player's time in ``Game.clock``: ``{"B": [main seconds, periods], "W": [...], "turn": "B",
+"since": t}``, with ``turn`` the colour whose clock runs and ``since`` the Unix time its turn
+started, both None while no clock runs (while the dead stones are marked, and after the end).
+A move is charged with the time since its turn started, the human's and the bot's alike, so the
+delays of the network and of the worker queue count for the player on the move, as on OGS.
+Pages get the clock in the state message and count it down themselves from ``elapsed``, which
+keeps them independent of the browser's own clock.  The time is each process's ``time.time()``:
+the web and worker machines' clocks must agree (NTP).
 """
 
 from __future__ import annotations
 
 from analysis.play.clock import PlayerClock
 from analysis.sgf import GameRecord
-from frontend.models import Game
+from frontend.models import Game, other
 
 BOT_LAG_SECONDS = 1.0  # kept back by the bot for the queue, the worker and saving the move
 
 
-def start(game: Game, now: float) -> None:
-    """Set both players' clocks to the game's start and run the first turn's from ``now``."""
+def start(game: Game, first: str, now: float) -> None:
+    """Set both players' clocks to the game's start and run ``first``'s from ``now``."""
     control = game.time_control
     if not control.timed:
         game.clock = {}
         return
-    first = control.start()
-    game.clock = {"B": [first.main, first.periods], "W": [first.main, first.periods], "since": now}
+    begin = control.start()
+    game.clock = {"B": [begin.main, begin.periods], "W": [begin.main, begin.periods]}
+    restart(game, first, now)
 
 
 def _running(game: Game) -> bool:
@@ -53,8 +55,21 @@ def charge(game: Game, color: str, now: float, moved: bool = True) -> bool:
     if after is None:
         return False
     _set(game, color, after)
-    game.clock["since"] = now
+    restart(game, other(color), now)
     return True
+
+
+def take_back_increments(game: Game, color: str, moves: int) -> None:
+    """Take back the Fischer increments ``color`` earned with ``moves`` moves an undo removed."""
+    control = game.time_control
+    if control.system == "fischer" and moves:
+        _set(game, color, PlayerClock(max(0.0, _player(game, color).main - moves * control.period)))
+
+
+def run_out(game: Game, color: str) -> None:
+    """Show ``color``'s clock at zero: it lost on time."""
+    if game.time_control.timed:
+        _set(game, color, PlayerClock(0.0))
 
 
 def _set(game: Game, color: str, clock: PlayerClock) -> None:
@@ -80,21 +95,25 @@ def restore(game: Game, color: str, record: GameRecord) -> None:
         _set(game, color, PlayerClock(0.0, int(periods)))
 
 
-def out_of_time(game: Game, color: str, now: float) -> bool:
-    """Return whether ``color``, on the move, has run out of time by ``now``."""
-    return _running(game) and game.time_control.time_left(_player(game, color), elapsed(game, now)) < 0
+def expired(game: Game, now: float) -> str | None:
+    """Return the colour whose clock runs if it has run out of time by ``now``, else None."""
+    if not _running(game):
+        return None
+    color = game.clock["turn"]
+    return color if game.time_control.time_left(_player(game, color), elapsed(game, now)) < 0 else None
 
 
 def stop(game: Game) -> None:
     """Stop the clocks (scoring, the end of the game)."""
     if game.clock:
-        game.clock = {**game.clock, "since": None}
+        game.clock = {**game.clock, "turn": None, "since": None}
 
 
-def restart(game: Game, now: float) -> None:
-    """Run the clock of the player on the move again from ``now`` (after an undo)."""
+def restart(game: Game, color: str, now: float) -> None:
+    """Run ``color``'s clock from ``now`` (its turn: the next move, or the game's start again after
+    an undo)."""
     if game.time_control.timed:
-        game.clock = {**game.clock, "since": now}
+        game.clock = {**game.clock, "turn": color, "since": now}
 
 
 def bot_seconds(game: Game, color: str, moves_played: int, now: float) -> float | None:
@@ -118,7 +137,7 @@ def sgf_time_left(game: Game, color: str) -> dict[str, str]:
     return {f"{color}L": f"{clock.main:.1f}"}
 
 
-def state(game: Game, to_play: str, now: float) -> dict | None:
+def state(game: Game, now: float) -> dict | None:
     """Return the clock for the state message (None without a clock): the control, each player's
     time left at the start of the running turn, who is on the move (None: stopped) and how long
     ago the turn started."""
@@ -129,4 +148,5 @@ def state(game: Game, to_play: str, now: float) -> dict | None:
                for c, clock in ((c, _player(game, c)) for c in "BW")}
     return {"system": control.system, "main": control.main, "period": control.period,
             "periods": control.periods, "overtime": control.overtime(), **players,
-            "running": to_play if _running(game) else None, "elapsed": round(elapsed(game, now), 2)}
+            "running": game.clock["turn"] if _running(game) else None,
+            "elapsed": round(elapsed(game, now), 2)}

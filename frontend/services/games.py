@@ -192,7 +192,7 @@ def new_game(
         bot_level=bot_level,
         human_color=human_color,
     )
-    clock.start(game, time.time())
+    clock.start(game, "W" if handicap >= 2 else "B", time.time())
     game.save()
     return game
 
@@ -218,7 +218,7 @@ def play(loaded: LoadedGame, color: str, vertex: str, now: float | None = None) 
         raise GameError(f"it is {'black' if position.to_play == BLACK else 'white'}'s turn")
     point = from_gtp(vertex, game.size)
     if not clock.charge(game, color, time.time() if now is None else now):
-        _finish(loaded, f"{other(color)}+T")
+        _lose_on_time(loaded, color)
         return False
     position.play(point)
     node = loaded.record.add_move(COLORS[color], point)
@@ -232,24 +232,39 @@ def play(loaded: LoadedGame, color: str, vertex: str, now: float | None = None) 
     return True
 
 
-def flag_if_out_of_time(loaded: LoadedGame, now: float | None = None, dry_run: bool = False) -> bool:
-    """End the game on time if the player on the move has run out by ``now`` (None: now), unless
-    ``dry_run``; return whether the player has run out."""
+def flag_if_out_of_time(loaded: LoadedGame, now: float | None = None) -> bool:
+    """End the game on time if the player whose clock runs has run out by ``now`` (None: now);
+    return whether it did."""
     game = loaded.game
-    now = time.time() if now is None else now
-    if game.phase != Game.Phase.PLAYING or not clock.out_of_time(game, loaded.to_play, now):
+    out = clock.expired(game, time.time() if now is None else now)
+    if game.phase != Game.Phase.PLAYING or out is None:
         return False
-    if not dry_run:
-        _finish(loaded, f"{other(loaded.to_play)}+T")
+    _lose_on_time(loaded, out)
     return True
+
+
+def _lose_on_time(loaded: LoadedGame, color: str) -> None:
+    clock.run_out(loaded.game, color)
+    _finish(loaded, f"{other(color)}+T")
+
+
+def settle_clock(game: Game) -> Game:
+    """Return ``game`` (reloaded if it changed) after ending it on time if the player whose clock
+    runs has run out: a game nobody has opened since then lists and downloads with its result."""
+    if game.phase != Game.Phase.PLAYING or clock.expired(game, time.time()) is None:
+        return game
+    with locked(game.pk) as loaded:
+        flag_if_out_of_time(loaded)
+        return loaded.game
 
 
 def undo(loaded: LoadedGame) -> int:
     """Take back the human's last move and the bot's reply to it; return how many moves went (0 if
     the player on the move had run out of time: the game ends on time instead).
 
-    The human's turn, if it is on the move, is charged as a move (but earns no increment); the bot
-    gets back the time its reply took; the human's clock runs again.
+    The human's turn, if it is on the move, is charged as a move (but earns no increment), and the
+    increment its move taken back earned is taken back; the bot gets back the time its reply took;
+    the human's clock runs again.
     Raises GameError when the game is finished or the human has not moved yet.
     """
     game = loaded.game
@@ -264,6 +279,7 @@ def undo(loaded: LoadedGame) -> int:
     now = time.time()
     if loaded.to_play == game.human_color:
         clock.charge(game, game.human_color, now, moved=False)
+    clock.take_back_increments(game, game.human_color, 1)
     removed = 0
     while True:
         node = nodes.pop()
@@ -275,7 +291,7 @@ def undo(loaded: LoadedGame) -> int:
     game.phase = Game.Phase.PLAYING
     game.dead = []
     clock.restore(game, game.bot_color, loaded.record)
-    clock.restart(game, now)
+    clock.restart(game, game.human_color, now)
     _save_record(loaded)
     return removed
 
@@ -384,7 +400,7 @@ def state(loaded: LoadedGame) -> dict:
         "captures": {"B": position.prisoners(BLACK), "W": position.prisoners(WHITE)},
         "dead": game.dead,
         "score": current_score(loaded),
-        "clock": clock.state(game, loaded.to_play, time.time()),
+        "clock": clock.state(game, time.time()),
     }
 
 

@@ -26,12 +26,19 @@ rules.addEventListener("change", propose);
 // The clock's settings show only for a game with a clock; the periods only for byo-yomi.
 const { time_system: clockSystem, time_main: mainTime, time_period: period, time_periods: periods } = form.elements;
 
+/** Show a field only if the clock uses it; a hidden one is disabled too (not sent, not checked). */
+function showField(field, used) {
+  field.closest("p").hidden = !used;
+  field.disabled = !used;
+}
+
 function showClockFields() {
   const system = clockSystem.value;
-  mainTime.closest("p").hidden = system === "none";
-  period.closest("p").hidden = system === "none";
-  periods.closest("p").hidden = system !== "byoyomi";
+  showField(mainTime, system !== "none");
+  showField(period, system !== "none");
+  showField(periods, system === "byoyomi");
 }
 
 clockSystem.addEventListener("change", showClockFields);
+window.addEventListener("pageshow", showClockFields); // also when Back brings the page back filled in
 showClockFields();

@@ -123,7 +123,16 @@ function bindVariations(svg, review, render) {
     const candidates = checked("show-candidates") ? review.analysis?.candidates ?? [] : [];
     return candidates.find((c) => pointOf(c.move, review.size) === p)?.move ?? null;
   };
+  // Only the mouse moving counts: a list redrawn (or a page scrolled) under a still mouse is not
+  // the player pointing at a candidate.
+  let last = null;
+  const moved = (event) => {
+    const still = last && last.x === event.clientX && last.y === event.clientY;
+    last = { x: event.clientX, y: event.clientY };
+    return !still;
+  };
   svg.addEventListener("mousemove", (event) => {
+    if (!moved(event)) return;
     const p = pointAt(svg, event, review.size);
     // Over the variation's own stones, keep it: its first move's point holds a stone now.
     if (review.lineMove !== null && p === pointOf(review.lineMove, review.size)) return;
@@ -131,6 +140,8 @@ function bindVariations(svg, review, render) {
   });
   svg.addEventListener("mouseleave", () => show(null));
   const list = $("candidate-list");
-  list.addEventListener("mouseover", (event) => show(event.target.closest("li")?.dataset.move ?? null));
+  list.addEventListener("mousemove", (event) => {
+    if (moved(event)) show(event.target.closest("li")?.dataset.move ?? null);
+  });
   list.addEventListener("mouseleave", () => show(null));
 }

@@ -43,7 +43,7 @@ export class GameClock {
       const el = $(`clock-${color}`);
       el.textContent = `${COLOR_NAMES[color]} ${clockText(c, left)}`;
       el.classList.toggle("running", color === c.running);
-      el.classList.toggle("low", color === c.running && left.total < LOW_SECONDS);
+      el.classList.toggle("low", color === c.running && shown(c, left) < LOW_SECONDS);
       if (color === c.running && left.total < 0) this.#askForTheState();
     }
   }
@@ -68,11 +68,17 @@ export function timeLeft(c, player, spent) {
   }
   const total = player.main + player.periods * c.period - spent;
   if (spent <= player.main) {
-    return { main: player.main - spent, periods: player.periods, period: c.period, total };
+    const period = player.periods ? c.period : 0;
+    return { main: player.main - spent, periods: player.periods, period, total };
   }
   const over = spent - player.main;
   const used = Math.ceil(over / c.period) - 1;
   return { main: 0, periods: player.periods - used, period: c.period * (used + 1) - over, total };
+}
+
+/** The seconds the clock shows: the main time, or once in byo-yomi what is left of the period. */
+function shown(c, left) {
+  return c.periods && left.main <= 0 ? left.period : left.main;
 }
 
 /** "9:41 + 5×30s", "0:23 (3 left)" in byo-yomi, "4:35 +10s" under Fischer, "1:59" absolute. */
