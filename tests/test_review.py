@@ -21,10 +21,11 @@ from analysis.review.analyze import (
     position_analysis,
     root_judgement,
 )
+from analysis.review.ended import marked_dead, territory_marks
 from analysis.review.estimate import SYMMETRIES, estimate
 from analysis.review.query import PositionQuery
 from analysis.review.report import annotate, mistakes
-from analysis.sgf import read_sgf, replay, write_sgf
+from analysis.sgf import SgfError, SgfNode, read_sgf, replay, write_sgf
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -304,6 +305,19 @@ def test_the_count_takes_the_marked_dead_stones_and_the_rules_of_the_game() -> N
     assert territory["counted"]["result"] == "W+6.5" and territory["counted"]["kind"] == "territory"
     draw = game_entry(ended_position(komi=-7), None, 2, FavouriteEvaluator(0), 50, "chinese")
     assert draw["counted"]["result"] == "0" and draw["black_winrate"] == draw["winrate"] == 0.5
+
+
+def test_territory_marks_carry_the_dead_stones_to_whoever_counts_the_record_next() -> None:
+    position = ended_position()
+    b2 = from_gtp("B2", 7)
+    marks = territory_marks(position, [b2])
+    # Black owns columns A and B (B2's dead stone among them), White columns E to G.
+    assert len(marks["TB"]) == 14 and "bf" in marks["TB"] and len(marks["TW"]) == 21
+    node = SgfNode(marks)
+    assert marked_dead(position, node) == {b2}
+    assert marked_dead(position, SgfNode()) is None  # no marks: nobody said
+    with pytest.raises(SgfError):
+        marked_dead(position, SgfNode({"TB": ["zz"]}))
 
 
 def test_one_pass_is_searched_and_the_api_searches_an_ended_position_as_katago_does() -> None:

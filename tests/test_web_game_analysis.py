@@ -98,6 +98,27 @@ def test_an_uploaded_games_dead_stones_are_estimated_not_taken_from_marks() -> N
     assert games.marked_dead(game) == ["C7"]
 
 
+def test_a_counted_games_record_carries_its_dead_stones_to_its_review_as_territory_marks() -> None:
+    game = make_game("owner")
+    game.sgf = "(;GM[1]FF[4]SZ[9]KM[7.5];B[ee];W[cc];B[];W[])"
+    game.phase, game.dead = Game.Phase.SCORING, ["C7"]
+    game.save()
+    board.accept_score(game.pk)
+    game.refresh_from_db()
+    assert game.result == "B+73.5" and "TB[" in game.sgf and "cc" in game.sgf.split("TB")[1]
+    upload = make_game("owner")
+    upload.sgf, upload.kind, upload.dead = game.sgf, Game.Kind.REVIEW, []
+    upload.save()
+    assert games.marked_dead(upload) == ["C7"]
+    query = board.position_query(upload.pk, None, ladders=False, backpred=False)
+    assert query.count_ended and query.dead == ("C7",)
+    analysis = Analysis.objects.get(pk=board.start_game_analysis(upload.pk)[0])
+    Analysis.objects.filter(pk=analysis.pk).update(visits=4)
+    game_analysis.run_chunk(analysis.pk, FavouriteEvaluator(0), chunk=5)
+    analysis.refresh_from_db()
+    assert analysis.results[-1]["counted"]["result"] == "B+73.5"  # as the record's RE says
+
+
 def test_analyses_left_running_by_an_earlier_process_are_cancelled_with_their_positions_kept() -> None:
     left = review_analysis([{"move_number": 0}])
     Analysis.objects.filter(pk=left.pk).update(status=Analysis.Status.RUNNING)

@@ -3,10 +3,11 @@
 After two passes in a row the game is over and the board is counted.  A search from there would
 judge a game that goes on, which it does not: the win rate of the final position is decided by
 the count (1, 0, or 0.5 for a draw), and its score lead is the counted margin, under the game's
-rules.  The dead stones are those the players marked when a game against the bot was counted, and
-otherwise the playouts' estimate (:func:`analysis.go.scoring.estimate_dead`, which the play page
-proposes at the end of a game).  KataGo's analysis engine searches on
-from such a position, so the JSON API does too; the review counts it
+rules.  The dead stones are those the players marked when a game against the bot was counted,
+those the territory marks of a counted record make dead (TB/TW, as this site, CGoban and KGS
+write them), and otherwise the playouts' estimate (:func:`analysis.go.scoring.estimate_dead`,
+which the play page proposes at the end of a game).  KataGo's analysis engine searches on from
+such a position, so the JSON API does too; the review counts it
 (:attr:`analysis.review.query.PositionQuery.count_ended`).
 """
 
@@ -16,9 +17,10 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from analysis.go.coords import BLACK, to_gtp
+from analysis.go.coords import BLACK, WHITE, CoordinateError, to_gtp, to_sgf
 from analysis.go.position import Position
 from analysis.go.scoring import area_owners, estimate_dead, score
+from analysis.sgf import SgfError, SgfNode, expand_points
 
 
 def ended(position: Position) -> bool:
@@ -74,3 +76,36 @@ def counted_analysis(
 def _won(margin: float) -> float:
     """Return the win rate a counted ``margin`` gives: 1 ahead, 0 behind, 0.5 for a draw."""
     return 0.5 if margin == 0 else float(margin > 0)
+
+
+TERRITORY_MARKS = {BLACK: "TB", WHITE: "TW"}
+
+
+def territory_marks(position: Position, dead: Iterable[int]) -> dict[str, list[str]]:
+    """Return the SGF territory marks of the count of ``position`` with the ``dead`` stones off,
+    as CGoban and KGS write them on a counted game's last node: ``TB`` the points Black owns that
+    hold no black stone (its empty points and the dead white stones), ``TW`` White's."""
+    owners = area_owners(position, dead).ravel()
+    stones = position.stones().ravel()
+    size = position.size
+    return {mark: [to_sgf(p, size) for p in np.flatnonzero((owners == color) & (stones != color))]
+            for color, mark in TERRITORY_MARKS.items()}
+
+
+def marked_dead(position: Position, node: SgfNode) -> set[int] | None:
+    """Return the stones that the territory marks on ``node`` (a counted record's last node) make
+    dead: each stone on the other side's marks.  None when the node has no marks.
+
+    Raises SgfError (kind ``"bad_coordinate"``) for a malformed or off-board point.
+    """
+    if not any(mark in node.properties for mark in TERRITORY_MARKS.values()):
+        return None
+    stones = position.stones().ravel()
+    dead: set[int] = set()
+    for color, mark in TERRITORY_MARKS.items():
+        try:
+            points = expand_points(node.properties.get(mark, ()), position.size)
+        except CoordinateError as e:
+            raise SgfError(f"bad coordinate in {mark}: {e}", kind="bad_coordinate") from None
+        dead.update(p for p in points if stones[p] == -color)
+    return dead

@@ -23,7 +23,8 @@ from analysis.go.position import Position
 from analysis.go.scoring import estimate_dead, score
 from analysis.play.clock import TimeControl
 from analysis.review.analyze import game_positions
-from analysis.review.ended import ended
+from analysis.review.ended import ended, territory_marks
+from analysis.review.ended import marked_dead as ended_marks
 from analysis.review.report import without_analysis
 from analysis.sgf import GameRecord, read_sgf, replay, write_sgf
 from frontend.models import Game, other
@@ -333,10 +334,16 @@ def toggle_dead(loaded: LoadedGame, vertex: str) -> None:
 
 def marked_dead(game: Game) -> list[str] | None:
     """Return the stones (GTP) the player marked dead in a game against the bot, while scoring or
-    after its counted end; None during play, after a resignation or a loss on time, and for an
-    uploaded game (whose dead stones nobody marked)."""
+    after its counted end, or those an uploaded record's territory marks make dead; None during
+    play, after a resignation or a loss on time, and for an uploaded game without marks.
+
+    Raises SgfError for an uploaded record's malformed marks."""
+    if game.kind == Game.Kind.REVIEW:
+        record = record_of(game)
+        dead = ended_marks(replay(record, rules=game.rules), list(record.main_line())[-1])
+        return None if dead is None else [to_gtp(p, game.size) for p in sorted(dead)]
     uncounted = game.result.endswith(("+R", "+T"))
-    if game.kind != Game.Kind.PLAY or game.phase == Game.Phase.PLAYING or uncounted:
+    if game.phase == Game.Phase.PLAYING or uncounted:
         return None
     return list(game.dead)
 
@@ -348,8 +355,11 @@ def marked_dead_points(game: Game) -> list[int] | None:
 
 
 def current_score(loaded: LoadedGame) -> dict | None:
-    """Return the count with the marked dead stones while scoring or after a counted end."""
+    """Return the count with the marked dead stones while scoring or after a counted end of a game
+    against the bot (None otherwise)."""
     game = loaded.game
+    if game.kind != Game.Kind.PLAY:
+        return None
     dead = marked_dead_points(game)
     if dead is None:
         return None
@@ -360,13 +370,17 @@ def current_score(loaded: LoadedGame) -> dict | None:
 
 
 def accept_score(loaded: LoadedGame) -> None:
-    """End the game with the current count as its result."""
+    """End the game with the current count as its result, and its territory marks (TB/TW, the
+    dead stones on them) on the last node, so that the record counts alike wherever it goes."""
     game = loaded.game
     if game.phase == Game.Phase.FINISHED:
         raise GameError(f"the game is over already: {game.result}")
     counted = current_score(loaded)
     if counted is None or game.phase != Game.Phase.SCORING:
         raise GameError("there is no count to accept: both players must pass first")
+    last = list(loaded.record.main_line())[-1]
+    for mark, points in territory_marks(loaded.position, marked_dead_points(game)).items():
+        last.set(mark, points)
     _finish(loaded, counted["result"])
 
 
