@@ -70,8 +70,9 @@ class Game(models.Model):
     time_periods = models.PositiveSmallIntegerField(default=0, help_text="byo-yomi periods")
     clock = models.JSONField(
         default=dict, blank=True,
-        help_text='each player\'s time left, {"B": [main seconds, periods], "W": [...]}, and "since": '
-                  "when the running turn started (Unix seconds; null while no clock runs)",
+        help_text='each player\'s time left, {"B": [main seconds, periods], "W": [...]}, "turn": the colour '
+                  'whose clock runs, and "since": when its turn started (Unix seconds; both null while no '
+                  "clock runs)",
     )
     result = models.CharField(max_length=32, blank=True)
     created = models.DateTimeField(auto_now_add=True)

@@ -124,16 +124,15 @@ def _bot_move(game_id: int, expected_moves: int) -> dict:
             return {"skipped": "the game changed while the bot was thinking"}
         bot_color = current.game.bot_color
         if decision.move is None:
-            games.resign(current, bot_color)
             move = "resign"
+            games.resign(current, bot_color)
+            played = current.game.result.endswith("+R")  # not when its time had run out first
         else:
             move = to_gtp(decision.move, current.game.size)
-            if not games.play(current, bot_color, move):
-                notify.to_group(game_id, games.state(current))
-                return {"lost": "on time"}
-        message = {**games.state(current), "bot_move": move}
+            played = games.play(current, bot_color, move)
+        message = {**games.state(current), "bot_move": move} if played else games.state(current)
     notify.to_group(game_id, message)
-    return {"move": move}
+    return {"move": move} if played else {"lost": "on time"}
 
 
 @shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=2)

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from analysis.play.clock import PlayerClock, TimeControl, TimeControlError, moves_left
+from analysis.play.clock import MIN_SECONDS, PlayerClock, TimeControl, TimeControlError, moves_left
 
 BYOYOMI = TimeControl("byoyomi", main=600, period=30, periods=5)
 FISCHER = TimeControl("fischer", main=300, period=10)
@@ -90,6 +90,8 @@ def test_the_bot_spreads_main_time_and_stays_inside_its_period() -> None:
     assert BYOYOMI.move_seconds(BYOYOMI.start(), 0.0, 19, 0, lag=1.0) == pytest.approx(600 / 144 + 30 - 1)
     # In byo-yomi, 12 s into a period (the queue's delay): what the period has left, less the lag.
     assert BYOYOMI.move_seconds(PlayerClock(0.0, 3), 12.0, 19, 200, lag=1.0) == pytest.approx(17.0)
+    assert BYOYOMI.move_seconds(PlayerClock(0.0, 3), 72.0, 19, 200, lag=1.0) == pytest.approx(17.0)
+    assert BYOYOMI.move_seconds(PlayerClock(0.0, 1), 30.0, 19, 200, lag=1.0) == MIN_SECONDS  # none left
     # Fischer: never more than half of what is left.
     assert FISCHER.move_seconds(PlayerClock(20.0), 0.0, 9, 60, lag=1.0) == pytest.approx(10.0 - 1)
     # Half a second into its turn, its share, then the lag it kept: on a long game (300 moves on

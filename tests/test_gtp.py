@@ -508,8 +508,20 @@ def test_kgs_time_settings_names_the_system_and_byoyomis_time_left_the_periods(e
     assert engine.time_settings == (300, 30, 5) and engine.time_control is None
     ok(engine, "kgs-time_settings none")
     assert engine.time_control is None and engine.time_settings is None
-    assert err(engine, "kgs-time_settings byoyomi 60 30 99").startswith("periods must be between 0 and 30")
+    ok(engine, "kgs-time_settings byoyomi 14400 900 50")  # longer than the site allows: taken at its limits
+    assert engine.time_control == TimeControl("byoyomi", 3 * 3600, 600, 30)
+    assert err(engine, "kgs-time_settings byoyomi 0 0 5").startswith("byo-yomi needs")
+    assert err(engine, "kgs-time_settings absolute -5") == "syntax error"
     assert "kgs-time_settings" in ok(engine, "list_commands").split("\n")
+
+
+def test_a_new_game_or_new_settings_forget_the_time_left(engine: GtpEngine) -> None:
+    ok(engine, "time_left black 3 0")
+    ok(engine, "clear_board")
+    assert engine.time_left == {}
+    ok(engine, "time_left black 3 0")
+    ok(engine, "kgs-time_settings none")
+    assert engine.time_left == {}
 
 
 def test_genmove_gives_the_bot_its_share_of_the_kgs_clock(engine: GtpEngine, monkeypatch) -> None:

@@ -25,7 +25,7 @@ from analysis.review.ended import marked_dead, territory_marks
 from analysis.review.estimate import SYMMETRIES, estimate
 from analysis.review.query import PositionQuery
 from analysis.review.report import annotate, mistakes
-from analysis.sgf import SgfError, SgfNode, read_sgf, replay, write_sgf
+from analysis.sgf import SgfNode, read_sgf, replay, write_sgf
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -316,8 +316,22 @@ def test_territory_marks_carry_the_dead_stones_to_whoever_counts_the_record_next
     node = SgfNode(marks)
     assert marked_dead(position, node) == {b2}
     assert marked_dead(position, SgfNode()) is None  # no marks: nobody said
-    with pytest.raises(SgfError):
-        marked_dead(position, SgfNode({"TB": ["zz"]}))
+    assert marked_dead(position, SgfNode({"TB": [""], "TW": [""]})) is None  # empty lists, as SGF allows
+    assert marked_dead(position, SgfNode({"TB": ["zz"]})) is None  # off the board: the estimate counts
+
+
+def test_a_dead_stone_where_the_count_leaves_the_point_to_nobody_is_still_marked_dead() -> None:
+    position = Position.from_diagram("""
+        . X O . .
+        X X O . .
+        . X O . .
+        X X O O O
+        . X . O .
+    """)
+    c1 = from_gtp("C1", 5)  # an empty point touching both colours: nobody's once the count is made
+    position.play(c1, 1)
+    marks = territory_marks(position, [c1])
+    assert "ce" in marks["TW"] and marked_dead(position, SgfNode(marks)) == {c1}
 
 
 def test_one_pass_is_searched_and_the_api_searches_an_ended_position_as_katago_does() -> None:

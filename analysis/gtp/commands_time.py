@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from analysis.gtp.commands_args import CommandError, Handler, arg, color_arg, int_arg
-from analysis.play.clock import TimeControl, TimeControlError
+from analysis.play.clock import MAX_MAIN, MAX_PERIOD, MAX_PERIODS, TimeControl, TimeControlError
 
 if TYPE_CHECKING:
     from analysis.gtp.engine import GtpEngine
@@ -30,14 +30,16 @@ def time_settings(engine: GtpEngine, args: list[str]) -> str:
     """
     engine.time_settings = (int_arg(args, 0, SYNTAX), int_arg(args, 1, SYNTAX), int_arg(args, 2, SYNTAX))
     engine.time_control = None
+    engine.time_left = {}
     return ""
 
 
 def kgs_time_settings(engine: GtpEngine, args: list[str]) -> str:
     """Set the clock by its system's name (the module docstring).
 
-    Raises CommandError: ``syntax error`` for an unknown system or missing or non-integer
-    arguments, the clock's own message for settings out of range.
+    Raises CommandError: ``syntax error`` for an unknown system or missing, negative or
+    non-integer arguments, the clock's own message for a clock with no time.  Settings past the
+    site's limits (three hours, periods of ten minutes, 30 periods) are taken at those limits.
     """
     system = arg(args, 0, SYNTAX).lower()
     if system not in KGS_SYSTEMS:
@@ -45,12 +47,17 @@ def kgs_time_settings(engine: GtpEngine, args: list[str]) -> str:
     values = [int_arg(args, k, SYNTAX) for k in range(1, 1 + KGS_SYSTEMS[system])]
     if system == "canadian":
         return time_settings(engine, [str(v) for v in values])
+    if any(v < 0 for v in values):
+        raise CommandError(SYNTAX)
+    # Past the site's limits the clock is only longer: the bot plans with the limits, a little faster.
+    limited = [min(v, top) for v, top in zip(values, (MAX_MAIN, MAX_PERIOD, MAX_PERIODS), strict=False)]
     try:
-        control = TimeControl("byoyomi", *values) if system != "none" else None
+        control = TimeControl("byoyomi", *limited) if system != "none" else None
     except TimeControlError as e:
         raise CommandError(str(e)) from None
     engine.time_settings = None
     engine.time_control = control
+    engine.time_left = {}
     return ""
 
 

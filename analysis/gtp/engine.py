@@ -147,12 +147,13 @@ class GtpEngine:
         apply_rules(self.position, self.rules, self.komi)
 
     def clear(self, size: int | None = None) -> None:
-        """Empty the board (resized to ``size`` if given) and forget moves and handicap.
+        """Empty the board (resized to ``size`` if given) and forget moves, handicap and time left.
 
         Raises CoordinateError for an unsupported size (the board is then unchanged).
         """
         self.position = self.new_position(self.position.size if size is None else size)
         self.handicap = 0
+        self.time_left = {}  # a new game's clocks start full
         self.bot.reset()
 
     def execute(self, name: str, args: list[str]) -> str:

@@ -144,7 +144,8 @@ class TimeControl:
         if not self.timed:
             return None
         if self.periods and elapsed >= clock.main:
-            share = self.period - (elapsed - clock.main) % self.period
+            over = elapsed - clock.main  # into the periods: what is left of the present one
+            share = math.ceil(over / self.period) * self.period - over if over > 0 else self.period
         elif self.system == "fischer" or self.periods:
             main = clock.main - elapsed
             share = main / moves_left(size, moves_played)

@@ -13,6 +13,7 @@ such a position, so the JSON API does too; the review counts it
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable
 
 import numpy as np
@@ -20,7 +21,9 @@ import numpy as np
 from analysis.go.coords import BLACK, WHITE, CoordinateError, to_gtp, to_sgf
 from analysis.go.position import Position
 from analysis.go.scoring import area_owners, estimate_dead, score
-from analysis.sgf import SgfError, SgfNode, expand_points
+from analysis.sgf import SgfNode, expand_points
+
+log = logging.getLogger(__name__)
 
 
 def ended(position: Position) -> bool:
@@ -84,28 +87,35 @@ TERRITORY_MARKS = {BLACK: "TB", WHITE: "TW"}
 def territory_marks(position: Position, dead: Iterable[int]) -> dict[str, list[str]]:
     """Return the SGF territory marks of the count of ``position`` with the ``dead`` stones off,
     as CGoban and KGS write them on a counted game's last node: ``TB`` the points Black owns that
-    hold no black stone (its empty points and the dead white stones), ``TW`` White's."""
+    hold no black stone (its empty points and the dead white stones), ``TW`` White's.  A dead
+    stone is on the other side's marks even where the count leaves its point to nobody, so that
+    :func:`marked_dead` gives every one back."""
+    dead = set(dead)
     owners = area_owners(position, dead).ravel()
     stones = position.stones().ravel()
     size = position.size
-    return {mark: [to_sgf(p, size) for p in np.flatnonzero((owners == color) & (stones != color))]
-            for color, mark in TERRITORY_MARKS.items()}
+    marks = {}
+    for color, mark in TERRITORY_MARKS.items():
+        owned = set(np.flatnonzero((owners == color) & (stones != color)).tolist())
+        owned |= {p for p in dead if stones[p] == -color}
+        marks[mark] = [to_sgf(p, size) for p in sorted(owned)]
+    return marks
 
 
 def marked_dead(position: Position, node: SgfNode) -> set[int] | None:
     """Return the stones that the territory marks on ``node`` (a counted record's last node) make
-    dead: each stone on the other side's marks.  None when the node has no marks.
-
-    Raises SgfError (kind ``"bad_coordinate"``) for a malformed or off-board point.
-    """
-    if not any(mark in node.properties for mark in TERRITORY_MARKS.values()):
+    dead: each stone on the other side's marks.  None when the node has no marks, or marks that
+    are not points of the board (then nobody's word is taken: the estimate counts)."""
+    values = {mark: [v for v in node.properties.get(mark, ()) if v] for mark in TERRITORY_MARKS.values()}
+    if not any(values.values()):
         return None
     stones = position.stones().ravel()
     dead: set[int] = set()
     for color, mark in TERRITORY_MARKS.items():
         try:
-            points = expand_points(node.properties.get(mark, ()), position.size)
+            points = expand_points(values[mark], position.size)
         except CoordinateError as e:
-            raise SgfError(f"bad coordinate in {mark}: {e}", kind="bad_coordinate") from None
+            log.info("territory marks %s left out: %s", mark, e)
+            return None
         dead.update(p for p in points if stones[p] == -color)
     return dead

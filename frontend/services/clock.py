@@ -32,7 +32,7 @@ def start(game: Game, first: str, now: float) -> None:
 
 
 def _running(game: Game) -> bool:
-    return game.time_control.timed and game.clock.get("since") is not None
+    return game.time_control.timed and game.clock.get("since") is not None and bool(game.clock.get("turn"))
 
 
 def _player(game: Game, color: str) -> PlayerClock:

@@ -121,8 +121,8 @@ def record_key(game: Game, record: GameRecord) -> str:
     bonus under the game's rules, with which every position is searched and counted (an analysis
     made without it, before the site gave it, is another game's)."""
     key: list = [record.fingerprint()]
-    if marked := games.marked_dead(game):
-        key.append(sorted(marked))
+    if game.kind == Game.Kind.PLAY and (marked := games.marked_dead(game)):
+        key.append(sorted(marked))  # an uploaded record's marks are in the record: never marked anew
     if bonus := games.handicap_bonus(game, record):
         key.append({"white_handicap_bonus": bonus})
     return key[0] if len(key) == 1 else hashlib.sha256(json.dumps(key).encode()).hexdigest()

@@ -254,9 +254,12 @@ def settle_clock(game: Game) -> Game:
     runs has run out: a game nobody has opened since then lists and downloads with its result."""
     if game.phase != Game.Phase.PLAYING or clock.expired(game, time.time()) is None:
         return game
-    with locked(game.pk) as loaded:
-        flag_if_out_of_time(loaded)
-        return loaded.game
+    try:
+        with locked(game.pk) as loaded:
+            flag_if_out_of_time(loaded)
+            return loaded.game
+    except Game.DoesNotExist:  # deleted meanwhile
+        return game
 
 
 def undo(loaded: LoadedGame) -> int:
@@ -275,9 +278,9 @@ def undo(loaded: LoadedGame) -> int:
     human = COLORS[game.human_color]
     if not any(node.move(game.size)[0] == human for node in nodes):
         raise GameError("you have no move to take back")
-    if flag_if_out_of_time(loaded):
-        return 0
     now = time.time()
+    if flag_if_out_of_time(loaded, now):
+        return 0
     if loaded.to_play == game.human_color:
         clock.charge(game, game.human_color, now, moved=False)
     clock.take_back_increments(game, game.human_color, 1)
