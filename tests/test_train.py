@@ -142,6 +142,11 @@ def test_the_consistency_loss_is_the_squared_gap_of_a_pairs_win_chances_from_one
     total, parts = losses(_FixedValues([agree, agree, agree, agree]), tensors, cfg)
     assert parts["consistency"] == pytest.approx(0.16, abs=1e-5)
     assert total.item() == pytest.approx(parts["policy"] + 2.0 * 0.16, abs=1e-4)
+    # Centered: the same edge for every mover is free; only the gap that varies costs.
+    centered = TrainConfig(preset="golois-b4c48", data=[], consistency_weight=2.0, consistency_centered=True)
+    assert losses(_FixedValues([agree, agree, agree, agree]), tensors, centered)[1]["consistency"] == 0.0
+    _, parts = losses(_FixedValues([agree, agree, agree, -agree]), tensors, centered)
+    assert parts["consistency"] == pytest.approx(0.04, abs=1e-5)  # gaps 0.4 and 0: 0.2 either side
 
 
 def test_precise_bn_gives_the_evaluation_mode_net_its_batch_statistics(games: Path, monkeypatch) -> None:

@@ -35,6 +35,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--consistency-weight", type=float, default=0.0,
                    help="weight of the value-consistency loss: each game position is paired with the "
                         "next, and their win chances should sum to one (0: no pairs)")
+    p.add_argument("--consistency-centered", action="store_true",
+                   help="penalise only how the pairs' gap varies, not its mean (the edge of having the move)")
     p.add_argument("--teacher", help="KataGo's labels (labels.npz): targets for every head")
     p.add_argument("--teacher-archives", help="the labelled months' zips' folder (default: the first --data)")
     p.add_argument("--teacher-fraction", type=float, default=0.5, help="share of each batch from the teacher")

@@ -67,6 +67,7 @@ class TrainConfig:
     value_weight: float = 0.5
     value_rate: float = 1.0
     consistency_weight: float = 0.0  # > 0: game samples come in pairs whose values must agree
+    consistency_centered: bool = False  # the pairs' mean gap (the mover's edge) is not penalised
     restart_lr: float = 0.0
     future_weight: float = 1.0  # darkforest sums the losses of its next-k-move heads
     max_samples: int = 0

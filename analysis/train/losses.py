@@ -19,7 +19,10 @@ margin on the board alone, which its score heads predict.
 
 The pairs' loss (the batch's ``pair``, :class:`analysis.train.batch.Batch`) asks for no result:
 the player who moves and the player who answers should judge the game alike.  It is what the raw
-value's zigzag with the player to move measures (``python -m analysis.bench score``).
+value's zigzag with the player to move measures (``python -m analysis.bench score``).  Centered
+(``consistency_centered``), it leaves out the batch's mean gap: the edge of having the move,
+which the targets carry (the teacher gives the mover 0.52), stays free, and only a gap that
+varies from position to position is penalised.
 """
 
 from __future__ import annotations
@@ -90,6 +93,8 @@ def _head_losses(out: dict, batch: dict, cfg: TrainConfig, parts: dict) -> torch
     if "value" in out and pair is not None and (paired := pair >= 0).any():
         win = torch.sigmoid(out["value"].float())
         gap = win[paired.to(dev)] + win[pair[paired].to(dev)] - 1
+        if cfg.consistency_centered:
+            gap = gap - gap.mean().detach()
         c = (gap * gap).mean()
         total = total + cfg.consistency_weight * c
         parts["consistency"] = c.item()
