@@ -88,6 +88,7 @@ def test_a_game_whose_time_ran_out_unopened_lists_and_downloads_with_its_result(
     listed = client.get("/games")
     assert listed.status_code == 200 and "W+T" in listed.content.decode()
     assert "RE[W+T]" in client.get(f"/game/{game.pk}/sgf").content.decode()
+    assert "1 min + 2×10 s byo-yomi" in client.get(f"/game/{game.pk}/review").content.decode()
 
 
 def test_an_undo_charges_the_humans_turn_and_gives_the_bot_back_its_replys_time() -> None:
