@@ -58,7 +58,7 @@ def test_a_reply_chosen_before_an_undo_and_another_move_is_not_played(monkeypatc
     board.human_move(game.pk, "E5")
 
     class Meanwhile:
-        def choose(self, position: object) -> Decision:
+        def choose(self, position: object, seconds: float | None = None) -> Decision:
             board.undo(game.pk)
             board.human_move(game.pk, "C3")
             return Decision(from_gtp("C3", 9))  # a fine reply to E5, but C3 is taken now
