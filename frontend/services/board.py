@@ -47,7 +47,7 @@ def current(game_id: int) -> Outcome:
     it on time if the player on the move has run out (a page asks when its clock shows zero)."""
     game = Game.objects.get(pk=game_id)
     settled = games.settle_clock(game)
-    return _outcome(games.load(settled), changed=settled is not game)
+    return _outcome(games.load(settled), changed=settled.phase != game.phase)  # ended on time just now
 
 
 def _change(game_id: int, action: Callable[..., object], *args: object) -> Outcome:
