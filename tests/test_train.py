@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -21,6 +22,7 @@ from analysis.nets.golois import GoloisConfig, GoloisNet
 from analysis.sgf.results import result_value
 from analysis.train import precise_bn
 from analysis.train.__main__ import main as train_main
+from analysis.train.averaging import WeightAverage
 from analysis.train.batch import Batch
 from analysis.train.data import PositionSampler, fixed_positions
 from analysis.train.evaluate import evaluate
@@ -248,6 +250,41 @@ def test_training_resumes_from_its_checkpoint_exactly(tmp_path: Path, games: Pat
     for key in a["model"]:
         assert torch.equal(a["model"][key], b["model"][key]), key
     assert a["optimizer"]["state"].keys() == first["optimizer"]["state"].keys()
+
+
+def test_the_weight_average_moves_a_fraction_of_the_way_to_each_step_and_keeps_the_model() -> None:
+    net = torch.nn.Linear(2, 1)
+    with torch.no_grad():
+        net.weight.fill_(1.0)
+        net.bias.fill_(0.0)
+    average = WeightAverage(net, decay=0.75)
+    with torch.no_grad():
+        net.weight.fill_(5.0)
+    average.update(net)  # 1 + 0.25 * (5 - 1)
+    average.update(net)  # 2 + 0.25 * (5 - 2)
+    averaged = average.averaged(net)
+    assert torch.allclose(averaged.weight, torch.full((1, 2), 2.75))
+    assert torch.equal(net.weight, torch.full((1, 2), 5.0))
+    with pytest.raises(ValueError):
+        WeightAverage(net, decay=1.0)
+
+
+def test_a_run_with_an_average_saves_it_and_a_resumed_run_continues_it(tmp_path: Path, games: Path) -> None:
+    first = replace(short_run(tmp_path, games, "first", None, 32), average_decay=0.5)
+    train(first)
+    state = checkpoint.load(tmp_path / "first" / "last.pt")
+    saved = checkpoint.load(tmp_path / "first" / "average.pt")
+    assert saved["samples"] == 32 and saved["average_decay"] == 0.5
+    for name, value in state["average"]["params"].items():
+        assert torch.equal(saved["model"][name], value), name
+    assert any(not torch.equal(state["model"][n], v) for n, v in state["average"]["params"].items())
+    resumed = short_run(tmp_path, games, "next", str(tmp_path / "first" / "last.pt"), 48)
+    train(replace(resumed, average_decay=0.5))
+    later = checkpoint.load(tmp_path / "next" / "last.pt")
+    # the run's one further step (16 samples) moves the saved average half way to its weights
+    for name, value in later["average"]["params"].items():
+        expected = 0.5 * state["average"]["params"][name] + 0.5 * later["model"][name]
+        assert torch.allclose(value, expected), name
 
 
 def test_evaluate_gives_the_numbers_computed_by_hand_for_a_fixed_net(tmp_path: Path, games: Path) -> None:

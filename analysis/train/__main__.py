@@ -37,6 +37,8 @@ def parser() -> argparse.ArgumentParser:
                         "next, and their win chances should sum to one (0: no pairs)")
     p.add_argument("--consistency-centered", action="store_true",
                    help="penalise only how the pairs' gap varies, not its mean (the edge of having the move)")
+    p.add_argument("--average-decay", type=float, default=0.0,
+                   help="keep a moving average of the weights, this much of it kept each step (0: none)")
     p.add_argument("--teacher", help="KataGo's labels (labels.npz): targets for every head")
     p.add_argument("--teacher-archives", help="the labelled months' zips' folder (default: the first --data)")
     p.add_argument("--teacher-fraction", type=float, default=0.5, help="share of each batch from the teacher")

@@ -6,7 +6,9 @@ without bf16 instructions), and says which on its first line of output.  Under
 ``torchrun`` (``WORLD_SIZE`` > 1) it trains with DistributedDataParallel on
 the gloo backend (nccl on CUDA); each rank streams its own games and rank 0
 validates, logs and saves.  ``last.pt`` is the latest state; ``best.pt`` the weights of the best
-validation top-1 so far (the early stopping Tang & Kaneko's overfitting nets need).  With
+validation top-1 so far (the early stopping Tang & Kaneko's overfitting nets need); with
+``average_decay``, ``average.pt`` the latest moving average of the weights
+(:mod:`analysis.train.averaging`), validated beside them.  With
 ``ladder_set`` the run trains on the ladder set found in its data
 (:mod:`analysis.train.ladder_set`) and validates on that set's validation games.
 """
@@ -35,6 +37,7 @@ from analysis.nets import checkpoint, precision
 from analysis.nets.presets import Config, build, config_from_dict, get_preset
 from analysis.train import ladder_set as ladders
 from analysis.train import precise_bn
+from analysis.train.averaging import WeightAverage
 from analysis.train.batch import Batch
 from analysis.train.data import Example, PositionSampler, fixed_positions
 from analysis.train.example_sampler import ExampleSampler
@@ -48,7 +51,8 @@ from analysis.train.warmstart import transplant
 
 LOG_FIELDS = ["samples", "wall_seconds", "samples_per_s", "lr", "train_policy", "train_acc", "train_future",
               "train_value", "val_top1", "val_top5", "val_policy_loss", "val_value_log_loss",
-              "train_ownership", "train_score_nll", "train_score_bins", "train_consistency"]
+              "train_ownership", "train_score_nll", "train_score_bins", "train_consistency",
+              "avg_top1", "avg_policy_loss", "avg_value_log_loss"]
 
 
 @dataclass
@@ -69,6 +73,7 @@ class TrainConfig:
     consistency_weight: float = 0.0  # > 0: game samples come in pairs whose values must agree
     consistency_centered: bool = False  # the pairs' mean gap (the mover's edge) is not penalised
     restart_lr: float = 0.0
+    average_decay: float = 0.0  # > 0: keep a moving average of the weights (average.pt)
     future_weight: float = 1.0  # darkforest sums the losses of its next-k-move heads
     max_samples: int = 0
     max_minutes: float = 0.0
@@ -229,6 +234,7 @@ class _Run:
     samples: int = 0
     wall: float = 0.0
     metrics: dict = field(default_factory=dict)
+    average: WeightAverage | None = None
 
 
 def _start(cfg: TrainConfig) -> _Run:
@@ -247,6 +253,10 @@ def _start(cfg: TrainConfig) -> _Run:
     if state:
         run.schedule, run.samples, run.wall = restore(state, model, optimizer, cfg)
         run.metrics = state.get("metrics", {})
+    if cfg.average_decay:
+        run.average = WeightAverage(model, cfg.average_decay)
+        if state and "average" in state:
+            run.average.load_state_dict(state["average"])
     elif cfg.init_from:
         report = transplant(model, checkpoint.load(cfg.init_from)["model"])
         print(f"started from {cfg.init_from}: {len(report['copied'])} tensors copied, widened "
@@ -320,6 +330,19 @@ class _Validation:
                         "val_value_log_loss": round(metrics.get("value_log_loss", math.nan), 4)})
         return metrics
 
+    def run_average(self, averaged: torch.nn.Module, dtype: torch.dtype, samples: int, wall: float) -> dict:
+        """Validate the moving average of the weights (``averaged``, its batch-norm statistics
+        recomputed first), report and log its metrics, and return them."""
+        self.calibration.apply(averaged)
+        metrics = self.validator.run(averaged, dtype)
+        print(f"average at {samples:,}: top1 {metrics['top1']:.4f} loss {metrics['policy_loss']:.4f} "
+              f"value {metrics.get('value_log_loss', math.nan):.4f}", file=sys.stderr, flush=True)
+        self.log.write({"samples": samples, "wall_seconds": round(wall),
+                        "avg_top1": round(metrics["top1"], 4),
+                        "avg_policy_loss": round(metrics["policy_loss"], 4),
+                        "avg_value_log_loss": round(metrics.get("value_log_loss", math.nan), 4)})
+        return metrics
+
 
 def _validator(cfg: TrainConfig, config: Config, ladder: ladders.LadderSet | None) -> Validator | None:
     """The fixed validation positions: the ladder set's validation part, or ``cfg.validation``'s."""
@@ -341,7 +364,7 @@ def train(cfg: TrainConfig) -> dict:
     torch.manual_seed(cfg.seed + rank)
     random.seed(cfg.seed + rank)
     run = _start(cfg)
-    model, optimizer, schedule = run.model, run.optimizer, run.schedule
+    model, optimizer, schedule, average = run.model, run.optimizer, run.schedule, run.average
     samples, metrics = run.samples, run.metrics
     net = DistributedDataParallel(AllHeads(model)) if distributed else AllHeads(model)
 
@@ -375,9 +398,21 @@ def train(cfg: TrainConfig) -> dict:
 
     def save_checkpoint() -> None:
         calibration.apply(model)  # the saved running statistics are the weights' own
+        extra = {} if average is None else {"average": average.state_dict()}
         checkpoint.save(run_dir / "last.pt", model, run.preset, optimizer=optimizer.state_dict(),
                         schedule=schedule.state_dict(), samples=samples, wall_seconds=wall(),
-                        rng={"torch": torch.get_rng_state()}, metrics=metrics)
+                        rng={"torch": torch.get_rng_state()}, metrics=metrics, **extra)
+        if average is not None:
+            averaged = average.averaged(model)
+            calibration.apply(averaged)
+            checkpoint.save(run_dir / "average.pt", averaged, run.preset, samples=samples,
+                            wall_seconds=round(wall()), average_decay=average.decay)
+
+    def validate() -> dict:
+        result = validation.run(model, dtype, samples, wall(), schedule.rate)
+        if average is not None:
+            validation.run_average(average.averaged(model), dtype, samples, wall())
+        return result
 
     net.train()
     with stop_on_sigterm() as stop:
@@ -388,11 +423,13 @@ def train(cfg: TrainConfig) -> dict:
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
             optimizer.step()
+            if average is not None:
+                average.update(model)
             samples += len(batch["moves"]) * world
             schedule.observe(parts["policy"], len(batch["moves"]) * world)
             progress.add(parts, samples, schedule.rate, wall())
             if validation is not None and validation.due(samples):
-                metrics = validation.run(model, dtype, samples, wall(), schedule.rate)
+                metrics = validate()
             now = time.time()
             if rank == 0 and now - last_ckpt > cfg.checkpoint_minutes * 60:
                 save_checkpoint()
@@ -402,7 +439,7 @@ def train(cfg: TrainConfig) -> dict:
                 break
     if rank == 0:
         if validation is not None:
-            metrics = validation.run(model, dtype, samples, wall(), schedule.rate)
+            metrics = validate()
         save_checkpoint()
     if distributed:
         dist.barrier()
