@@ -409,8 +409,9 @@ def train(cfg: TrainConfig) -> dict:
                             wall_seconds=round(wall()), average_decay=average.decay)
 
     def validate() -> dict:
+        fresh = validation.last is None or validation.last[0] != samples
         result = validation.run(model, dtype, samples, wall(), schedule.rate)
-        if average is not None:
+        if average is not None and fresh:
             validation.run_average(average.averaged(model), dtype, samples, wall())
         return result
 
