@@ -38,6 +38,7 @@ class NewGameForm(forms.Form):
     time_system = forms.ChoiceField(
         label="Clock", initial="none", required=False,
         choices=[("none", "No clock"), ("byoyomi", "Byo-yomi: main time, then periods (none: absolute time)"),
+                 ("canadian", "Canadian: main time, then a number of moves in each period"),
                  ("fischer", "Fischer: main time, and an increment after each move")],
     )
     time_main = forms.IntegerField(
@@ -45,10 +46,11 @@ class NewGameForm(forms.Form):
     )
     time_period = forms.IntegerField(
         label="Period or increment (seconds)", min_value=0, max_value=MAX_PERIOD, initial=30, required=False,
-        help_text="a byo-yomi period, or Fischer's increment",
+        help_text="a byo-yomi period, a Canadian period, or Fischer's increment",
     )
     time_periods = forms.IntegerField(
-        label="Byo-yomi periods", min_value=0, max_value=MAX_PERIODS, initial=5, required=False
+        label="Byo-yomi periods, or moves in a Canadian period", min_value=0, max_value=MAX_PERIODS,
+        initial=5, required=False,
     )
 
     def __init__(self, *args: object, **kwargs: object) -> None:
@@ -89,7 +91,7 @@ class NewGameForm(forms.Form):
         names = ("time_system", "time_main", "time_period", "time_periods")
         values = {name: data.pop(name, None) for name in names}
         system = values["time_system"] or "none"
-        used = {"byoyomi": names, "fischer": names[:3]}.get(system, names[:1])
+        used = {"byoyomi": names, "canadian": names, "fischer": names[:3]}.get(system, names[:1])
         for hidden in set(names) - set(used):
             self.errors.pop(hidden, None)
         if any(name in self.errors for name in names):

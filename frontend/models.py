@@ -61,16 +61,20 @@ class Game(models.Model):
     dead = models.JSONField(default=list, blank=True, help_text="dead stones (GTP) while scoring")
     time_system = models.CharField(
         max_length=8, choices=[(s, s) for s in SYSTEMS], default="none",
-        help_text="the clock (analysis.play.clock): none, byoyomi (with no periods: absolute) or fischer",
+        help_text="the clock (analysis.play.clock): none, byoyomi (with no periods: absolute), canadian "
+                  "or fischer",
     )
     time_main = models.PositiveIntegerField(default=0, help_text="main time, seconds")
     time_period = models.PositiveIntegerField(
-        default=0, help_text="a byo-yomi period or Fischer's increment, seconds"
+        default=0, help_text="a byo-yomi or Canadian period, or Fischer's increment, seconds"
     )
-    time_periods = models.PositiveSmallIntegerField(default=0, help_text="byo-yomi periods")
+    time_periods = models.PositiveSmallIntegerField(
+        default=0, help_text="byo-yomi periods, or the moves to make in a Canadian period"
+    )
     clock = models.JSONField(
         default=dict, blank=True,
-        help_text='each player\'s time left, {"B": [main seconds, periods], "W": [...]}, "turn": the colour '
+        help_text='each player\'s time left, {"B": [main seconds, periods], "W": [...]} (Canadian '
+                  'overtime: the period\'s seconds and moves left), "turn": the colour '
                   'whose clock runs, and "since": when its turn started (Unix seconds; both null while no '
                   "clock runs)",
     )

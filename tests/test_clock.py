@@ -1,4 +1,4 @@
-"""The game clock: byo-yomi and Fischer charging, running out, and the bot's share of its clock."""
+"""The game clock: byo-yomi, Canadian and Fischer charging, running out, and the bot's share of its clock."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from analysis.play.clock import MIN_SECONDS, PlayerClock, TimeControl, TimeContr
 
 BYOYOMI = TimeControl("byoyomi", main=600, period=30, periods=5)
 FISCHER = TimeControl("fischer", main=300, period=10)
+CANADIAN = TimeControl("canadian", main=600, period=300, periods=25)
 
 
 def test_byoyomi_spends_main_time_first_then_keeps_a_period_used_within_it() -> None:
@@ -51,6 +52,39 @@ def test_overtimes_that_add_nothing_are_absolute_time() -> None:
     assert absolute.start() == PlayerClock(600.0, 0) and absolute.overtime() == ""
 
 
+def test_canadian_overtime_gives_a_block_of_moves_a_time_and_a_new_block_after_its_last() -> None:
+    assert CANADIAN.start() == PlayerClock(600.0, 0)  # main time: no block yet
+    assert CANADIAN.charge(PlayerClock(600.0, 0), 100.0) == PlayerClock(500.0, 0)
+    # main time runs out 10 s into the move: that move is the block's first, its 10 s the block's
+    assert CANADIAN.charge(PlayerClock(20.0, 0), 30.0) == PlayerClock(290.0, 24)
+    assert CANADIAN.charge(PlayerClock(290.0, 24), 90.0) == PlayerClock(200.0, 23)
+    assert CANADIAN.charge(PlayerClock(12.0, 1), 11.5) == PlayerClock(300.0, 25)  # the last: a new block
+    assert CANADIAN.charge(PlayerClock(12.0, 2), 12.5) is None  # past the block's end
+    assert CANADIAN.time_left(PlayerClock(20.0, 0), 0.0) == 320.0
+    assert CANADIAN.time_left(PlayerClock(20.0, 3), 5.0) == 15.0
+    # without main time the game starts in a block; a turn taken back plays no move of it
+    pure = TimeControl("canadian", period=60, periods=10)
+    assert pure.start() == PlayerClock(60.0, 10)
+    assert pure.charge(PlayerClock(60.0, 10), 5.0, moved=False) == PlayerClock(55.0, 10)
+    assert TimeControl("canadian", main=60, period=0, periods=25) == TimeControl("byoyomi", main=60)
+    assert TimeControl("canadian", main=60, period=300, periods=0) == TimeControl("byoyomi", main=60)
+    assert CANADIAN.overtime() == "25/300 Canadian"
+    assert CANADIAN.describe() == "10 min + 25 moves in 5 min"
+    assert pure.describe() == "10 moves in 1 min"
+
+
+def test_the_bot_shares_a_canadian_block_over_its_moves() -> None:
+    start = CANADIAN.move_seconds(CANADIAN.start(), 0.0, 19, 0, lag=1.0)
+    assert start == pytest.approx(600 / 144 + 300 / 25 - 1)  # main time spread, and a block's move
+    assert CANADIAN.move_seconds(PlayerClock(100.0, 4), 0.0, 19, 200, lag=1.0) == pytest.approx(25 - 1)
+    assert CANADIAN.move_seconds(PlayerClock(10.0, 0), 20.0, 19, 200, lag=1.0) == pytest.approx(290 / 25 - 1)
+    clock = CANADIAN.start()
+    for move in range(0, 400, 2):  # a long game, half a second late each move and the lag spent
+        spent = 0.5 + CANADIAN.move_seconds(clock, 0.5, 19, move, lag=1.0) + 1.0
+        clock = CANADIAN.charge(clock, spent)
+        assert clock is not None, move
+
+
 def test_a_turn_taken_back_is_charged_without_fischers_increment() -> None:
     assert FISCHER.charge(PlayerClock(100.0), 20.0, moved=False) == PlayerClock(80.0, 0)
     assert BYOYOMI.charge(PlayerClock(0.0, 3), 45.0, moved=False) == PlayerClock(0.0, 2)
@@ -67,7 +101,8 @@ def test_no_clock_charges_nothing_and_never_runs_out() -> None:
     {"system": "blitz"}, {"system": "byoyomi"}, {"system": "fischer", "period": 10},
     {"system": "byoyomi", "main": -1}, {"system": "byoyomi", "main": 60, "period": 601, "periods": 1},
     {"system": "byoyomi", "main": 60, "period": 30, "periods": 31},
-    {"system": "fischer", "main": 3 * 3600 + 1},
+    {"system": "fischer", "main": 3 * 3600 + 1}, {"system": "canadian", "period": 300},
+    {"system": "canadian", "main": 60, "period": 300, "periods": 31},
 ])
 def test_settings_that_make_no_clock_are_refused_with_the_reason(settings: dict) -> None:
     with pytest.raises(TimeControlError):

@@ -489,28 +489,54 @@ def test_showboard_draws_the_board_and_the_captures(engine: GtpEngine) -> None:
     assert lines[11] == lines[1]
 
 
-def test_time_settings_and_time_left_are_recorded(engine: GtpEngine) -> None:
+def test_time_settings_is_canadian_overtime_and_time_left_is_recorded(engine: GtpEngine) -> None:
     ok(engine, "time_settings 300 30 5")
     ok(engine, "time_left white 120 0")
-    assert engine.time_settings == (300, 30, 5)
+    assert engine.time_control == TimeControl("canadian", 300, 30, 5)
     assert engine.time_left == {WHITE: (120, 0)}
+    ok(engine, "time_settings 0 60 0")  # byo-yomi time without stones: no limit, as GTP says
+    assert engine.time_control is None
+    ok(engine, "time_settings 0 0 0")
+    assert engine.time_control is None
+    ok(engine, "time_settings 600 0 0")
+    assert engine.time_control == TimeControl("byoyomi", 600)  # absolute
+    ok(engine, "time_settings 0 900 50")  # a block past the site's 30 moves: its time cut alike
+    assert engine.time_control == TimeControl("canadian", 0, 900 * 30 // 50, 30)
+
+
+def test_a_move_takes_its_share_of_the_clock() -> None:
+    assert control_seconds(None, None, 19, 0) is None
+    lizzie = TimeControl("canadian", 0, 10, 1)  # 10 s a move
+    assert control_seconds(lizzie, None, 19, 0) == pytest.approx(10 - LAG_SECONDS)
+    # in Canadian overtime: 30 s left for 5 moves
+    assert control_seconds(TimeControl("canadian", 600, 30, 5), (30, 5), 19, 100) == pytest.approx(5.5)
+    # main time first, then a block's time over its moves
+    assert control_seconds(TimeControl("canadian", 600, 30, 5), None, 19, 0) == pytest.approx(
+        600 / 144 + 30 / 5 - LAG_SECONDS)
+    # absolute time: spread over twice the moves expected, each one's lag kept back
+    assert control_seconds(TimeControl("byoyomi", 1440), None, 19, 0) == pytest.approx(
+        (1440 - 288 * LAG_SECONDS) / 288)
+    # nearly out of time: the least
+    assert control_seconds(TimeControl("byoyomi", 600), (1, 0), 19, 200) == 0.1
+    assert control_seconds(None, (20, 4), 19, 0) == pytest.approx(5 - LAG_SECONDS)  # time_left alone
 
 
 def test_kgs_time_settings_names_the_system_and_byoyomis_time_left_the_periods(engine: GtpEngine) -> None:
     ok(engine, "kgs-time_settings byoyomi 600 30 5")
-    assert engine.time_control == TimeControl("byoyomi", 600, 30, 5) and engine.time_settings is None
+    assert engine.time_control == TimeControl("byoyomi", 600, 30, 5)
     assert control_seconds(engine.time_control, None, 19, 0) == pytest.approx(600 / 144 + 30 - LAG_SECONDS)
     # In byo-yomi, 20 s left of the present period and 3 periods: what is left of the period.
     assert control_seconds(engine.time_control, (20, 3), 19, 200) == pytest.approx(20 - LAG_SECONDS)
     ok(engine, "kgs-time_settings absolute 300")
     assert engine.time_control == TimeControl("byoyomi", 300)
     ok(engine, "kgs-time_settings canadian 300 30 5")
-    assert engine.time_settings == (300, 30, 5) and engine.time_control is None
+    assert engine.time_control == TimeControl("canadian", 300, 30, 5)
     ok(engine, "kgs-time_settings none")
-    assert engine.time_control is None and engine.time_settings is None
+    assert engine.time_control is None
     ok(engine, "kgs-time_settings byoyomi 14400 900 50")  # longer than the site allows: taken at its limits
     assert engine.time_control == TimeControl("byoyomi", 3 * 3600, 600, 30)
     assert err(engine, "kgs-time_settings byoyomi 0 0 5").startswith("byo-yomi needs")
+    assert err(engine, "kgs-time_settings canadian 0 0 5").startswith("Canadian byo-yomi needs")
     assert err(engine, "kgs-time_settings absolute -5") == "syntax error"
     assert "kgs-time_settings" in ok(engine, "list_commands").split("\n")
 
@@ -541,7 +567,7 @@ def test_genmove_gives_the_bot_its_share_of_the_kgs_clock(engine: GtpEngine, mon
 @pytest.mark.parametrize(
     "line", ["time_settings", "time_settings 1 2", "time_settings a b c", "time_left", "time_left red 1 2",
              "time_left black ten 0", "kgs-time_settings", "kgs-time_settings blitz 1",
-             "kgs-time_settings byoyomi 1 2", "kgs-time_settings absolute x"]
+             "kgs-time_settings byoyomi 1 2", "kgs-time_settings absolute x", "time_settings 10 -1 5"]
 )  # fmt: skip
 def test_time_commands_reject_bad_arguments(engine: GtpEngine, line: str) -> None:
     assert err(engine, line) == "syntax error"

@@ -24,7 +24,6 @@ from analysis.bot.player import Bot
 from analysis.features import get_feature_set
 from analysis.go.coords import from_gtp
 from analysis.go.position import Position
-from analysis.gtp.clock import move_seconds
 from analysis.gtp.engine import GtpEngine
 from analysis.nets import checkpoint
 from analysis.nets.golois import GoloisConfig, GoloisNet
@@ -191,15 +190,6 @@ def test_genmove_keeps_to_the_clocks_share() -> None:
         reply = gtp.respond(line)
         assert reply.startswith("= ")
     assert time.perf_counter() - t0 < 1.0
-
-
-def test_a_move_takes_its_share_of_the_clock() -> None:
-    assert move_seconds(None, None, 19, 0) is None
-    assert move_seconds((0, 60, 0), None, 19, 0) is None  # byo-yomi without stones: no limit
-    assert move_seconds((0, 10, 1), None, 19, 0) == pytest.approx(9.5)  # Lizzie's 10 s per move
-    assert move_seconds((600, 30, 5), (30, 5), 19, 100) == pytest.approx(5.5)  # in byo-yomi
-    assert move_seconds((1440, 0, 0), None, 19, 0) == pytest.approx(1440 / 144 - 0.5)  # main time
-    assert move_seconds((600, 0, 0), (1, 0), 19, 200) == 0.1  # nearly out of time: the least
 
 
 def test_the_engine_process_streams_and_stops_on_the_next_command(tmp_path: Path) -> None:

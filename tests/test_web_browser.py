@@ -412,6 +412,22 @@ def test_the_clock_counts_down_the_player_on_the_move_and_ends_the_game_on_time(
     assert page.locator("#clock-B.low").count() == 1
     status_starts(page, "Game over: W+T", timeout=15000)  # the page asked; the server ended it
     assert not page.locator("#clock-B.running").count()
+    # Canadian overtime as the page counts and shows it (analysis/play/clock.py's rules)
+    shown = page.evaluate("""async () => {
+      const { clockText, timeLeft } = await import("/static/frontend/js/play/clock.js");
+      const c = { system: "canadian", main: 600, period: 300, periods: 25 };
+      const turns = [[{ main: 600, periods: 0 }, 30], [{ main: 10, periods: 0 }, 40],
+                     [{ main: 100, periods: 2 }, 20], [{ main: 5, periods: 1 }, 6]];
+      return turns.map(([player, spent]) => {
+        const left = timeLeft(c, player, spent);
+        return [clockText(c, left), left.total];
+      });
+    }""")
+    assert shown == [["9:30 + 25/5:00", 870], ["4:30 for 25 moves", 270], ["1:20 for 2 moves", 80],
+                     ["0:00 for 1 move", -1]]
+    page.goto(f"{site.url}/new")
+    page.select_option("#id_time_system", "canadian")
+    assert main.is_visible() and periods.is_visible()
 
 
 @pytest.mark.parametrize("where", ["play", "review", "games"])

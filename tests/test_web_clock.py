@@ -61,6 +61,26 @@ def test_each_move_is_charged_to_its_player_and_recorded_in_the_sgf() -> None:
     assert moves[-1].get("OB") is None  # Black is still in its main time
 
 
+def test_a_canadian_clock_counts_its_periods_moves_in_the_sgf_and_an_undo_restores_them() -> None:
+    game = timed_game(control=TimeControl("canadian", main=30, period=60, periods=3), bot_level="policy")
+    assert read_sgf(game.sgf).root.get("OT") == "3/60 Canadian"
+    with games.locked(game.pk) as loaded:
+        start = loaded.game.clock["since"] = time.time() - 85.0  # Black's turn: 5 s ago
+        games.play(loaded, "B", "E5", now=start + 10.0)  # main time: 20 s left
+        games.play(loaded, "W", "C3", now=start + 50.0)  # 30 s of main, 10 s of the period: 50 s, 2 moves
+        games.play(loaded, "B", "G5", now=start + 60.0)
+        games.play(loaded, "W", "C7", now=start + 80.0)  # 30 s left for 1 move
+    game.refresh_from_db()
+    assert game.clock["B"] == [10.0, 0] and game.clock["W"] == [30.0, 1]
+    moves = list(read_sgf(game.sgf).main_line())
+    assert (moves[2].get("WL"), moves[2].get("OW")) == ("50.0", "2")  # the period's seconds and moves left
+    assert moves[-1].get("OW") == "1" and moves[-2].get("OB") is None
+    board.undo(game.pk)  # G5 and C7 taken back: White has 50 s for 2 moves again
+    game.refresh_from_db()
+    assert game.clock["W"] == [50.0, 2]
+    assert board.current(game.pk).state["clock"]["W"] == {"main": 50.0, "periods": 2}
+
+
 def test_a_move_after_the_time_ran_out_is_not_played_and_loses_on_time() -> None:
     game = timed_game()
     age(game, 60 + 2 * 10 + 0.5)
@@ -162,6 +182,8 @@ def test_the_bot_thinks_within_its_share_of_its_clock() -> None:
     ({"time_system": "fischer", "time_main": 0, "time_period": 10, "time_periods": 0}, "needs main time"),
     ({"time_system": "byoyomi", "time_main": 10, "time_period": 30, "time_periods": 31}, "or equal to 30"),
     ({"time_system": "sudden", "time_main": 10, "time_period": 30, "time_periods": 3}, "valid choice"),
+    ({"time_system": "canadian", "time_main": 0, "time_period": 300, "time_periods": 0},
+     "Canadian byo-yomi needs"),
 ])
 def test_the_new_game_form_refuses_a_clock_with_no_time_and_says_why(fields: dict, error: str) -> None:
     data = {"human_color": "B", "size": 9, "handicap": 0, "komi": 7.5, "rules": "chinese",
@@ -191,6 +213,8 @@ def test_the_new_game_form_makes_the_time_control() -> None:
     assert form.is_valid(), form.errors
     assert form.cleaned_data["time_control"] == TimeControl("byoyomi", 300, 20, 3)
     assert "time_main" not in form.cleaned_data
+    form = NewGameForm({**data, "time_system": "canadian", "time_period": 300, "time_periods": 25})
+    assert form.is_valid() and form.cleaned_data["time_control"] == TimeControl("canadian", 300, 300, 25)
     data["time_system"] = "none"
     form = NewGameForm(data)
     assert form.is_valid() and form.cleaned_data["time_control"] == TimeControl()

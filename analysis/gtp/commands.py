@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from analysis.go.coords import MAX_SIZE, MIN_SIZE, to_gtp
 from analysis.go.position import IllegalMoveError, SetupStep
-from analysis.gtp.clock import control_seconds, move_seconds
+from analysis.gtp.clock import control_seconds
 from analysis.gtp.commands_args import (
     CommandError,
     Handler,
@@ -121,11 +121,8 @@ def play_bot_choice(
     """
     position = engine.position
     position.to_play = color
-    left = engine.time_left.get(color)
-    if engine.time_control is not None:
-        seconds = control_seconds(engine.time_control, left, position.size, len(position.moves))
-    else:
-        seconds = move_seconds(engine.time_settings, left, position.size, len(position.moves))
+    seconds = control_seconds(engine.time_control, engine.time_left.get(color), position.size,
+                              len(position.moves))
     decision = engine.bot.choose(position, seconds, callback, every_seconds)
     if decision.move is None:
         return "resign"

@@ -121,8 +121,7 @@ class GtpEngine:
         self._request_id: str | None = None
         self._streaming = False
         self.handicap = 0
-        self.time_settings: tuple[int, int, int] | None = None  # Canadian: GTP's time_settings
-        self.time_control: TimeControl | None = None  # kgs-time_settings' other systems
+        self.time_control: TimeControl | None = None  # time_settings or kgs-time_settings; None: no limit
         self.time_left: dict[int, tuple[int, int]] = {}
         self.position = self.new_position(size)
 

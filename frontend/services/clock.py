@@ -60,10 +60,14 @@ def charge(game: Game, color: str, now: float, moved: bool = True) -> bool:
 
 
 def take_back_increments(game: Game, color: str, moves: int) -> None:
-    """Take back the Fischer increments ``color`` earned with ``moves`` moves an undo removed."""
-    control = game.time_control
+    """Take back what ``moves`` moves of ``color`` an undo removed counted on its clock: the Fischer
+    increments they earned, or the moves of the Canadian block they made (given back up to a
+    whole block)."""
+    control, clock = game.time_control, _player(game, color)
     if control.system == "fischer" and moves:
-        _set(game, color, PlayerClock(max(0.0, _player(game, color).main - moves * control.period)))
+        _set(game, color, PlayerClock(max(0.0, clock.main - moves * control.period)))
+    if control.system == "canadian" and moves and clock.periods:
+        _set(game, color, PlayerClock(clock.main, min(control.periods, clock.periods + moves)))
 
 
 def run_out(game: Game, color: str) -> None:
@@ -88,9 +92,11 @@ def restore(game: Game, color: str, record: GameRecord) -> None:
         _set(game, color, control.start())
         return
     last = moves[-1]
-    periods = last.get(f"O{color}")
+    seconds, periods = float(last.get(f"{color}L")), last.get(f"O{color}")
     if periods is None:  # in main time
-        _set(game, color, PlayerClock(float(last.get(f"{color}L")), control.periods))
+        _set(game, color, PlayerClock(seconds, 0 if control.system == "canadian" else control.periods))
+    elif control.system == "canadian":  # the block's time and moves left
+        _set(game, color, PlayerClock(seconds, int(periods)))
     else:
         _set(game, color, PlayerClock(0.0, int(periods)))
 
@@ -127,11 +133,14 @@ def bot_seconds(game: Game, color: str, moves_played: int, now: float) -> float 
 def sgf_time_left(game: Game, color: str) -> dict[str, str]:
     """Return the SGF properties of ``color``'s time left after its move, as KGS writes them:
     BL/WL the main time left, or once in byo-yomi the seconds of the period ahead with OB/OW the
-    periods left; none without a clock."""
+    periods left (in Canadian overtime the block's seconds and moves left); none without a clock."""
     control = game.time_control
     if not control.timed:
         return {}
     clock = _player(game, color)
+    if control.system == "canadian":
+        block = {f"O{color}": str(clock.periods)} if clock.periods else {}
+        return {f"{color}L": f"{clock.main:.1f}", **block}
     if control.periods and clock.main <= 0:
         return {f"{color}L": f"{control.period:.1f}", f"O{color}": str(clock.periods)}
     return {f"{color}L": f"{clock.main:.1f}"}

@@ -23,7 +23,7 @@ komi.addEventListener("input", () => {
 handicap.addEventListener("input", propose);
 rules.addEventListener("change", propose);
 
-// The clock's settings show only for a game with a clock; the periods only for byo-yomi.
+// The clock's settings show only for a game with a clock; the periods only for byo-yomi and Canadian.
 const { time_system: clockSystem, time_main: mainTime, time_period: period, time_periods: periods } = form.elements;
 
 /** Show a field only if the clock uses it; a hidden one is disabled too (not sent, not checked). */
@@ -36,7 +36,7 @@ function showClockFields() {
   const system = clockSystem.value;
   showField(mainTime, system !== "none");
   showField(period, system !== "none");
-  showField(periods, system === "byoyomi");
+  showField(periods, system === "byoyomi" || system === "canadian");
 }
 
 clockSystem.addEventListener("change", showClockFields);

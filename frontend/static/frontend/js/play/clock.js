@@ -58,14 +58,15 @@ export class GameClock {
 
 /**
  * A player's time after `spent` seconds of the turn, under the clock `c` (as analysis/play/clock.py
- * counts it): `main` seconds of main time, byo-yomi `periods` left and `period` seconds left in
- * the present one, and the `total` left (below 0: out of time).
+ * counts it): `main` seconds of main time, byo-yomi `periods` left (Canadian: the period's moves
+ * left) and `period` seconds left in the present one, and the `total` left (below 0: out of time).
  */
 export function timeLeft(c, player, spent) {
   if (c.system === "fischer") {
     const main = player.main - spent;
     return { main, periods: 0, period: 0, total: main };
   }
+  if (c.system === "canadian") return canadianLeft(c, player, spent);
   const total = player.main + player.periods * c.period - spent;
   if (spent <= player.main) {
     const period = player.periods ? c.period : 0;
@@ -76,14 +77,32 @@ export function timeLeft(c, player, spent) {
   return { main: 0, periods: player.periods - used, period: c.period * (used + 1) - over, total };
 }
 
+/** Canadian overtime: `player.periods` moves left in `player.main` seconds (0 moves: main time). */
+function canadianLeft(c, player, spent) {
+  if (player.periods) {
+    const period = player.main - spent;
+    return { main: 0, periods: player.periods, period, total: period };
+  }
+  const total = player.main + c.period - spent;
+  if (spent <= player.main) return { main: player.main - spent, periods: 0, period: c.period, total };
+  return { main: 0, periods: c.periods, period: total, total };
+}
+
 /** The seconds the clock shows: the main time, or once in byo-yomi what is left of the period. */
 function shown(c, left) {
   return c.periods && left.main <= 0 ? left.period : left.main;
 }
 
-/** "9:41 + 5×30s", "0:23 (3 left)" in byo-yomi, "4:35 +10s" under Fischer, "1:59" absolute. */
+/**
+ * "9:41 + 5×30s", "0:23 (3 left)" in byo-yomi, "9:41 + 25/5:00" and "3:20 for 12 moves" Canadian,
+ * "4:35 +10s" under Fischer, "1:59" absolute.
+ */
 export function clockText(c, left) {
   if (c.system === "fischer") return `${minutes(left.main)} +${c.period}s`;
+  if (c.system === "canadian") {
+    if (left.main > 0) return `${minutes(left.main)} + ${c.periods}/${minutes(c.period)}`;
+    return `${minutes(left.period)} for ${left.periods} move${left.periods === 1 ? "" : "s"}`;
+  }
   if (!c.periods) return minutes(left.main);
   if (left.main > 0) return `${minutes(left.main)} + ${left.periods}×${c.period}s`;
   return `${minutes(left.period)} (${left.periods} left)`;
