@@ -107,6 +107,7 @@ def test_a_game_whose_time_ran_out_unopened_lists_and_downloads_with_its_result(
     age(game, 100.0)
     listed = client.get("/games")
     assert listed.status_code == 200 and "W+T" in listed.content.decode()
+    assert "<td>1 min + 2×10 s byo-yomi</td>" in listed.content.decode()  # the list names the clock
     assert "RE[W+T]" in client.get(f"/game/{game.pk}/sgf").content.decode()
     assert "1 min + 2×10 s byo-yomi" in client.get(f"/game/{game.pk}/review").content.decode()
 

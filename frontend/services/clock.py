@@ -63,10 +63,13 @@ def take_back_increments(game: Game, color: str, moves: int) -> None:
     """Take back what ``moves`` moves of ``color`` an undo removed counted on its clock: the Fischer
     increments they earned, or the moves of the Canadian block they made (given back up to a
     whole block)."""
-    control, clock = game.time_control, _player(game, color)
-    if control.system == "fischer" and moves:
+    control = game.time_control
+    if control.system not in ("fischer", "canadian") or not moves:
+        return
+    clock = _player(game, color)
+    if control.system == "fischer":
         _set(game, color, PlayerClock(max(0.0, clock.main - moves * control.period)))
-    if control.system == "canadian" and moves and clock.periods:
+    elif clock.periods:
         _set(game, color, PlayerClock(clock.main, min(control.periods, clock.periods + moves)))
 
 
