@@ -20,7 +20,7 @@ from analysis.mcts import Search, SearchConfig, SearchResult, choose_move
 from analysis.mcts.candidates import candidate_moves
 from analysis.mcts.node import Node
 from analysis.mcts.puct import puct_scores
-from analysis.mcts.terminal import terminal_margin, terminal_value
+from analysis.mcts.terminal import root_ownership, terminal_margin, terminal_value
 
 
 class AreaEvaluator:
@@ -217,6 +217,7 @@ def test_a_batch_of_one_builds_exactly_the_tree_of_plain_sequential_search() -> 
     evaluator = HashEvaluator()
     search = Search(pos, evaluator, config)
     search.run(max_visits=150)
+    owner = root_ownership(pos)
 
     class Plain:
         """Textbook recursive PUCT: evaluate each leaf at once, no virtual loss."""
@@ -237,7 +238,7 @@ def test_a_batch_of_one_builds_exactly_the_tree_of_plain_sequential_search() -> 
             p.play(int(self.moves[idx]))
             child = self.children.get(idx)
             if child is None and p.consecutive_passes() >= 2:
-                value = self.children[idx] = terminal_value(p)
+                value = self.children[idx] = terminal_value(terminal_margin(p, owner))
             elif child is None:
                 child = self.children[idx] = Plain(p)
                 value = child.value
@@ -350,6 +351,56 @@ def terminal_margin_after_pass(pos: Position) -> float:
     ended = pos.copy()
     ended.pass_move()
     return -terminal_margin(ended)  # for Black, who passed
+
+
+DEAD_STONE = """
+. . . X O . .
+. . . X O . .
+. O . X O . .
+. . . X O . .
+. . . X O . .
+. . . X O . .
+. . . X O . .
+"""
+
+
+@pytest.mark.parametrize("scoring", ["area", "territory"])
+def test_a_game_the_search_ends_is_counted_with_the_roots_dead_stones_taken_off(scoring: str) -> None:
+    """White's stone at B5 is dead in Black's territory.  Passing wins for Black (the count takes
+    it off, as the site's does), while capturing it first, with four stones in its own territory,
+    loses under territory scoring: the search no longer has Black fill its territory to end the
+    game, nor calls the pass a mistake."""
+    pos = Position.from_diagram(DEAD_STONE, komi=6.5)
+    pos.scoring = scoring
+    owner = root_ownership(pos)
+    ended = pos.copy()
+    ended.pass_move()
+    ended.pass_move()
+    # area: 21 + 7 points against 21 + 6.5; territory: 21 + 1 prisoner against 14 + 6.5 (capturing
+    # first: 17 + 1 against 20.5)
+    assert terminal_margin(ended, owner) == (0.5 if scoring == "area" else 1.5)
+    assert terminal_margin(ended) < 0  # every stone alive: B5 spoils Black's area
+    search = Search(pos, AreaEvaluator(pass_weight=10), SearchConfig(batch_size=4))
+    search.run(max_visits=60)
+    passed = search.root.children[search.root.moves.index(pos.pass_point)]
+    ended_node = passed.children[passed.moves.index(pos.pass_point)]
+    assert ended_node.terminal == 1.0  # won, for Black to move there
+
+
+def test_a_stone_played_into_settled_territory_and_left_there_is_dead_at_the_count() -> None:
+    pos = Position.from_diagram(DEAD_STONE, komi=6.5)
+    owner = root_ownership(pos)
+    invaded = pos.copy()
+    invaded.play(at("A7", 7), WHITE)  # into Black's area: counted off if Black never answers
+    invaded.play(at("B4", 7), WHITE)  # B5 grown, still inside Black's area: dead too
+    invaded.pass_move()
+    invaded.pass_move()
+    assert terminal_margin(invaded, owner) == 0.5  # as if neither had been played (area)
+    out = pos.copy()
+    out.play(at("F4", 7), BLACK)  # a black stone in White's area is dead as well
+    out.pass_move()
+    out.pass_move()
+    assert terminal_margin(out, owner) == -0.5  # for White to move: Black's 0.5
 
 
 def test_darkforest_tree_policy_searches_only_the_top_moves() -> None:

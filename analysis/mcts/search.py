@@ -4,7 +4,8 @@ Each step descends from the root ``batch_size`` times, marking the path of every
 leaf it reaches with a virtual loss so that the next descent tends elsewhere,
 then evaluates the new leaves in one evaluator call and backs their values up.
 A leaf after two consecutive passes is counted instead, by the position's scoring
-(area, or territory under Japanese rules: :mod:`analysis.mcts.terminal`).  With a batch of
+(area, or territory under Japanese rules), with the dead stones the root's playouts find
+taken off (:mod:`analysis.mcts.terminal`).  With a batch of
 one the search is plain sequential PUCT: the virtual loss is always removed
 before the next descent.  When the evaluator gives score leads, selection
 maximises the utility of :mod:`analysis.mcts.utility` (win value plus score
@@ -30,7 +31,7 @@ from analysis.mcts.node import Node
 from analysis.mcts.noise import add_dirichlet_noise
 from analysis.mcts.puct import select_child
 from analysis.mcts.result import SearchResult, summarize
-from analysis.mcts.terminal import terminal_margin, terminal_value
+from analysis.mcts.terminal import root_ownership, terminal_margin, terminal_value
 from analysis.mcts.utility import ScoreUtility
 
 Path = list[tuple[Node, int]]
@@ -99,6 +100,7 @@ class Search:
             self._new_root()
             return
         self.root = child
+        self._owner = None
         self._root_n = int(old.n[idx])
         self._root_w = -float(old.wins[idx])
         self._root_lead = -float(old.leads[idx])
@@ -184,6 +186,7 @@ class Search:
     def _new_root(self) -> None:
         """Start a fresh tree at the root position."""
         self.root = Node(self._position.to_play, self._position.consecutive_passes())
+        self._owner: np.ndarray | None = None  # the root's playout ownership, made at the first count
         self._root_n = 0
         self._root_w = 0.0
         self._root_lead = 0.0
@@ -270,13 +273,21 @@ class Search:
             child = node.children.get(idx)
             if child is None:
                 passes = node.passes + 1 if move == pass_point else 0
-                final = (terminal_value(pos), terminal_margin(pos)) if passes >= 2 else (None, 0.0)
+                final = self._count(pos) if passes >= 2 else (None, 0.0)
                 child = Node(pos.to_play, passes, *final)
                 node.children[idx] = child
                 return _Leaf(path, child, pos)
             if not child.moves:
                 return _Leaf(path, child, pos)
             node = child
+
+    def _count(self, pos: Position) -> tuple[float, float]:
+        """Return the value and margin of the game ``pos`` ends, its dead stones judged by the root's
+        ownership."""
+        if self._owner is None:
+            self._owner = root_ownership(self._position)
+        margin = terminal_margin(pos, self._owner)
+        return terminal_value(margin), margin
 
     def _backup(self, path: Path, value: float, lead: float = 0.0) -> None:
         """Add one visit of ``value`` and ``lead`` (for the leaf's player to move) along ``path``,
