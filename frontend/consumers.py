@@ -155,6 +155,12 @@ class BoardConsumer(JsonConsumer):
     async def on_resign(self) -> None:
         await self.act(board.resign)
 
+    async def on_pause(self) -> None:
+        await self.act(board.pause)
+
+    async def on_resume(self) -> None:
+        await self.act(board.resume)
+
     async def on_toggle_dead(self, point: str) -> None:
         await self.act(board.toggle_dead, point)
 

@@ -430,6 +430,31 @@ def test_the_clock_counts_down_the_player_on_the_move_and_ends_the_game_on_time(
     assert main.is_visible() and periods.is_visible()
 
 
+def test_the_clock_pauses_on_the_players_turn_and_nothing_is_played_until_it_resumes(page, site) -> None:
+    page.goto(f"{site.url}/new")
+    page.select_option("#id_time_system", "fischer")
+    page.fill("#id_time_main", "5")
+    page.fill("#id_time_period", "10")
+    page.select_option("#id_size", "9")
+    page.select_option("#id_bot_level", "rules")
+    page.click("button[type=submit]")
+    page.wait_for_selector("#goban .grid")
+    status_starts(page, "Your move")
+    page.click("#pause")
+    status_starts(page, "Paused: resume the clock")
+    assert page.inner_text("#pause") == "Resume clock" and page.locator("#pass").is_disabled()
+    assert not page.locator("#clock-B.running").count()
+    shown = page.inner_text("#clock-B")
+    click_point(page, "E5")  # refused while paused: no stone
+    page.wait_for_timeout(1500)
+    assert stones(page, "black") == 0 and page.inner_text("#clock-B") == shown  # the clock stands still
+    page.click("#pause")
+    status_starts(page, "Your move")
+    click_point(page, "E5")
+    status_starts(page, "Your move (Black), move 3")
+    assert stones(page, "black") == 1
+
+
 @pytest.mark.parametrize("where", ["play", "review", "games"])
 def test_pages_fit_a_phone(browser, site: Site, where: str) -> None:
     context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)

@@ -81,6 +81,48 @@ def test_a_canadian_clock_counts_its_periods_moves_in_the_sgf_and_an_undo_restor
     assert board.current(game.pk).state["clock"]["W"] == {"main": 50.0, "periods": 2}
 
 
+def test_a_paused_clock_stops_refuses_moves_and_runs_on_from_where_it_stopped() -> None:
+    game = timed_game(bot_level="policy")
+    age(game, 20.0)
+    outcome = board.pause(game.pk)
+    paused = outcome.state["clock"]
+    assert paused["paused"] == "B" and paused["running"] is None
+    assert paused["elapsed"] == pytest.approx(20, abs=1)
+    game.refresh_from_db()
+    game.clock["paused"] = 80.0  # well past the player's 60 s + 2 periods, had the clock run: it did not
+    game.save()
+    assert board.current(game.pk).state["phase"] == "playing"
+    for refused, message in ((lambda: board.human_move(game.pk, "E5"), "paused: resume the clock to play"),
+                             (lambda: board.undo(game.pk), "paused: resume the clock to undo"),
+                             (lambda: board.pause(game.pk), "already paused")):
+        with pytest.raises(games.GameError, match=message):
+            refused()
+    game.clock["paused"] = 20.0
+    game.save()
+    state = board.resume(game.pk).state
+    assert state["clock"]["running"] == "B" and state["clock"]["paused"] is None
+    assert state["clock"]["elapsed"] == pytest.approx(20, abs=1)  # where it stopped
+    board.human_move(game.pk, "E5")
+    game.refresh_from_db()
+    assert game.clock["B"][0] == pytest.approx(40.0, abs=1.0)
+    with pytest.raises(games.GameError, match="not paused"):
+        board.resume(game.pk)
+
+
+def test_only_the_humans_turn_of_a_timed_game_in_play_pauses_and_resigning_ends_a_pause() -> None:
+    with pytest.raises(games.GameError, match="no clock"):
+        board.pause(make_game(new_session()).pk)
+    bots_turn = timed_game(human_color="W")
+    with pytest.raises(games.GameError, match="your turn only"):
+        board.pause(bots_turn.pk)
+    game = timed_game()
+    board.pause(game.pk)
+    state = board.resign(game.pk).state
+    assert state["result"] == "W+R" and state["clock"]["paused"] is None
+    with pytest.raises(games.GameError, match="only a game in play"):
+        board.pause(game.pk)
+
+
 def test_a_move_after_the_time_ran_out_is_not_played_and_loses_on_time() -> None:
     game = timed_game()
     age(game, 60 + 2 * 10 + 0.5)

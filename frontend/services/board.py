@@ -73,6 +73,16 @@ def resign(game_id: int) -> Outcome:
     return _change(game_id, lambda loaded: games.resign(loaded, loaded.game.human_color))
 
 
+def pause(game_id: int) -> Outcome:
+    """Pause the clock on the human's turn."""
+    return _change(game_id, games.pause)
+
+
+def resume(game_id: int) -> Outcome:
+    """Run the paused clock again."""
+    return _change(game_id, games.resume)
+
+
 def toggle_dead(game_id: int, point: str) -> Outcome:
     """Toggle the life of the string at ``point`` while scoring."""
     return _change(game_id, games.toggle_dead, point)

@@ -4,6 +4,7 @@ The rules of the clock are :class:`analysis.play.clock.TimeControl`'s; this modu
 player's time in ``Game.clock``: ``{"B": [main seconds, periods], "W": [...], "turn": "B",
 "since": t}``, with ``turn`` the colour whose clock runs and ``since`` the Unix time its turn
 started, both None while no clock runs (while the dead stones are marked, and after the end).
+A paused game keeps ``turn`` with ``since`` None and ``paused`` the seconds its turn had run.
 A move is charged with the time since its turn started, the human's and the bot's alike, so the
 delays of the network and of the worker queue count for the player on the move, as on OGS.
 Pages get the clock in the state message and count it down themselves from ``elapsed``, which
@@ -115,7 +116,26 @@ def expired(game: Game, now: float) -> str | None:
 def stop(game: Game) -> None:
     """Stop the clocks (scoring, the end of the game)."""
     if game.clock:
-        game.clock = {**game.clock, "turn": None, "since": None}
+        game.clock = {key: value for key, value in game.clock.items() if key != "paused"}
+        game.clock.update(turn=None, since=None)
+
+
+def paused(game: Game) -> bool:
+    """Whether the game's clock is paused."""
+    return bool(game.clock) and game.clock.get("paused") is not None
+
+
+def pause(game: Game, now: float) -> None:
+    """Stop the running clock at ``now``, keeping the seconds its turn has run."""
+    if _running(game):
+        game.clock = {**game.clock, "since": None, "paused": round(elapsed(game, now), 3)}
+
+
+def resume(game: Game, now: float) -> None:
+    """Run the paused turn's clock again from ``now``, with the seconds it had run before the pause."""
+    if paused(game):
+        clock = {key: value for key, value in game.clock.items() if key != "paused"}
+        game.clock = {**clock, "since": now - game.clock["paused"]}
 
 
 def restart(game: Game, color: str, now: float) -> None:
@@ -151,8 +171,9 @@ def sgf_time_left(game: Game, color: str) -> dict[str, str]:
 
 def state(game: Game, now: float) -> dict | None:
     """Return the clock for the state message (None without a clock): the control, each player's
-    time left at the start of the running turn, who is on the move (None: stopped) and how long
-    ago the turn started."""
+    time left at the start of the running turn, who is on the move (None: stopped), how long ago
+    the turn started (while paused: how long it had run) and the colour whose clock is paused (None:
+    not paused)."""
     control = game.time_control
     if not control.timed or not game.clock:
         return None
@@ -161,4 +182,5 @@ def state(game: Game, now: float) -> dict | None:
     return {"system": control.system, "main": control.main, "period": control.period,
             "periods": control.periods, "overtime": control.overtime(), **players,
             "running": game.clock["turn"] if _running(game) else None,
-            "elapsed": round(elapsed(game, now), 2)}
+            "elapsed": round(game.clock["paused"] if paused(game) else elapsed(game, now), 2),
+            "paused": game.clock["turn"] if paused(game) else None}

@@ -208,13 +208,14 @@ def play(loaded: LoadedGame, color: str, vertex: str, now: float | None = None) 
     save, its time charged to ``color``'s clock; two passes start the scoring.  Return True, or
     False for a move made after ``color``'s time ran out: it is not played, ``color`` loses on time.
 
-    Raises GameError when the game is over or it is not ``color``'s turn, CoordinateError for a
-    bad vertex and IllegalMoveError (with the reason) for an illegal move.
+    Raises GameError when the game is over, paused or it is not ``color``'s turn, CoordinateError
+    for a bad vertex and IllegalMoveError (with the reason) for an illegal move.
     """
     game, position = loaded.game, loaded.position
     if game.phase != Game.Phase.PLAYING:
         over = game.phase == Game.Phase.FINISHED
         raise GameError("the game is over" if over else "the game is being scored")
+    _require_running(game, "play")
     if loaded.to_play != color:
         raise GameError(f"it is {'black' if position.to_play == BLACK else 'white'}'s turn")
     point = from_gtp(vertex, game.size)
@@ -231,6 +232,42 @@ def play(loaded: LoadedGame, color: str, vertex: str, now: float | None = None) 
         clock.stop(game)
     _save_record(loaded)
     return True
+
+
+def _require_running(game: Game, action: str) -> None:
+    """Raise GameError if the game's clock is paused: nothing but resuming or resigning is done then."""
+    if clock.paused(game):
+        raise GameError(f"the game is paused: resume the clock to {action}")
+
+
+def pause(loaded: LoadedGame) -> None:
+    """Pause the clock on the human's turn (the player stepping away), and save.
+
+    Raises GameError for a game without a clock, not in play, already paused, or on the bot's turn;
+    a player already out of time loses on time instead.
+    """
+    game = loaded.game
+    if not game.time_control.timed:
+        raise GameError("this game has no clock to pause")
+    if game.phase != Game.Phase.PLAYING:
+        raise GameError("only a game in play can be paused")
+    if clock.paused(game):
+        raise GameError("the clock is already paused")
+    if loaded.to_play != game.human_color:
+        raise GameError("the clock can be paused on your turn only, not while the bot thinks")
+    now = time.time()
+    if not flag_if_out_of_time(loaded, now):
+        clock.pause(game, now)
+        game.save()
+
+
+def resume(loaded: LoadedGame) -> None:
+    """Run the paused clock again, and save; raises GameError if the game is not paused."""
+    game = loaded.game
+    if not clock.paused(game):
+        raise GameError("the game is not paused")
+    clock.resume(game, time.time())
+    game.save()
 
 
 def flag_if_out_of_time(loaded: LoadedGame, now: float | None = None) -> bool:
@@ -269,11 +306,12 @@ def undo(loaded: LoadedGame) -> int:
     The human's turn, if it is on the move, is charged as a move (but earns no increment), and the
     increment its move taken back earned is taken back; the bot gets back the time its reply took;
     the human's clock runs again.
-    Raises GameError when the game is finished or the human has not moved yet.
+    Raises GameError when the game is finished or paused, or the human has not moved yet.
     """
     game = loaded.game
     if game.phase == Game.Phase.FINISHED:
         raise GameError("the game is finished; nothing can be undone")
+    _require_running(game, "undo")
     nodes = [node for node in loaded.record.main_line() if node.has_move()]
     human = COLORS[game.human_color]
     if not any(node.move(game.size)[0] == human for node in nodes):

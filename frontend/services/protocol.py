@@ -12,6 +12,8 @@ MESSAGES: dict[str, dict[str, tuple[type, bool]]] = {
     "pass": {},
     "undo": {},
     "resign": {},
+    "pause": {},
+    "resume": {},
     "toggle_dead": {"point": (str, True)},
     "accept_score": {},
     "analyze": {

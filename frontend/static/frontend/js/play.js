@@ -43,7 +43,7 @@ export function playPage(socket, human) {
     hover = null;
     render();
   });
-  bindButtons(socket);
+  bindButtons(socket, () => state);
   $("show-numbers").onchange = render;
   $("show-coords").onchange = render;
 }
@@ -55,7 +55,7 @@ export function playPage(socket, human) {
  */
 function boardView(state, human, hover, territory) {
   const n = state.size;
-  const humanToPlay = state.phase === "playing" && state.to_play === human;
+  const humanToPlay = state.phase === "playing" && state.to_play === human && !isPaused(state);
   const canPlay = hover !== null && humanToPlay && state.board[hover] === ".";
   return {
     size: n,
@@ -69,6 +69,11 @@ function boardView(state, human, hover, territory) {
   };
 }
 
+/** Whether the game of `state` has its clock paused. */
+function isPaused(state) {
+  return Boolean(state && state.clock && state.clock.paused);
+}
+
 /** A click on point `p` (or null, off the board): a move while playing, a toggle while scoring. */
 function clickPoint(socket, state, p) {
   if (p === null) return;
@@ -78,9 +83,11 @@ function clickPoint(socket, state, p) {
   else if (state.phase === "playing") socket.send({ type: "play", move: vertex });
 }
 
-function bindButtons(socket) {
+/** Bind the panel's buttons; `current()` gives the last state message (the pause button toggles). */
+function bindButtons(socket, current) {
   $("pass").onclick = () => socket.send({ type: "pass" });
   $("undo").onclick = () => socket.send({ type: "undo" });
+  $("pause").onclick = () => socket.send({ type: isPaused(current()) ? "resume" : "pause" });
   $("resign").onclick = () => {
     if (confirm("Resign this game?")) socket.send({ type: "resign" });
   };

@@ -37,9 +37,9 @@ export class GameClock {
   #show() {
     const c = this.#clock;
     if (!c) return;
-    const spent = c.running ? c.elapsed + (performance.now() - this.#received) / 1000 : 0;
+    const spent = c.running ? c.elapsed + (performance.now() - this.#received) / 1000 : c.elapsed;
     for (const color of ["B", "W"]) {
-      const left = timeLeft(c, c[color], color === c.running ? spent : 0);
+      const left = timeLeft(c, c[color], color === (c.running || c.paused) ? spent : 0);
       const el = $(`clock-${color}`);
       el.textContent = `${COLOR_NAMES[color]} ${clockText(c, left)}`;
       el.classList.toggle("running", color === c.running);

@@ -12,8 +12,14 @@ export function showState(m, human) {
   const bonus = s && s.handicap_bonus ? ` and ${s.handicap_bonus} for the handicap` : "";
   $("score").textContent = s ? `Score: black ${s.black}, white ${s.white} (komi ${s.komi}${bonus} included) → ${s.result}` : "";
   $("accept").hidden = m.phase !== "scoring";
-  for (const id of ["pass", "resign"]) $(id).disabled = m.phase !== "playing";
-  $("undo").disabled = m.phase === "finished";
+  const paused = Boolean(m.clock && m.clock.paused);
+  $("pass").disabled = m.phase !== "playing" || paused;
+  $("resign").disabled = m.phase !== "playing";
+  $("undo").disabled = m.phase === "finished" || paused;
+  const pause = $("pause");
+  pause.hidden = !m.clock || m.phase !== "playing";
+  pause.textContent = paused ? "Resume clock" : "Pause clock";
+  pause.disabled = !paused && m.to_play !== human;
 }
 
 const HOW_ENDED = { R: " (by resignation)", T: " (on time)" };
@@ -23,6 +29,7 @@ function statusText(m, human) {
   if (m.phase === "scoring") {
     return "Both passed. Click stones to mark them dead or alive, then accept the score.";
   }
+  if (m.clock && m.clock.paused) return "Paused: resume the clock to play on.";
   if (m.to_play !== human) return "The bot is thinking…";
   const passed = m.bot_move === "pass" ? " — the bot passed" : "";
   return `Your move (${COLOR_NAMES[human]}), move ${m.move_number + 1}${passed}`;
