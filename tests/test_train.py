@@ -287,6 +287,18 @@ def test_a_run_with_an_average_saves_it_and_a_resumed_run_continues_it(tmp_path:
         assert torch.allclose(value, expected), name
 
 
+def test_a_new_run_from_another_nets_weights_averages_from_those_weights(tmp_path: Path, games: Path) -> None:
+    train(short_run(tmp_path, games, "first", None, 32))
+    start = checkpoint.load(tmp_path / "first" / "last.pt")["model"]
+    started = replace(short_run(tmp_path, games, "next", None, 16),
+                      init_from=str(tmp_path / "first" / "last.pt"), average_decay=0.5)
+    train(started)
+    later = checkpoint.load(tmp_path / "next" / "last.pt")
+    assert later["samples"] == 16
+    for name, value in later["average"]["params"].items():  # one step: half way from the start
+        assert torch.allclose(value, 0.5 * start[name] + 0.5 * later["model"][name]), name
+
+
 def test_evaluate_gives_the_numbers_computed_by_hand_for_a_fixed_net(tmp_path: Path, games: Path) -> None:
     # A net whose every weight is zero outputs equal logits for all legal moves and a 0.5 value:
     # the policy loss is log(legal moves), and a move is top-k when fewer than k legal moves

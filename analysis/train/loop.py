@@ -253,16 +253,16 @@ def _start(cfg: TrainConfig) -> _Run:
     if state:
         run.schedule, run.samples, run.wall = restore(state, model, optimizer, cfg)
         run.metrics = state.get("metrics", {})
-    if cfg.average_decay:
-        run.average = WeightAverage(model, cfg.average_decay)
-        if state and "average" in state:
-            run.average.load_state_dict(state["average"])
     elif cfg.init_from:
         report = transplant(model, checkpoint.load(cfg.init_from)["model"])
         print(f"started from {cfg.init_from}: {len(report['copied'])} tensors copied, widened "
               f"{report['widened']}, deepened {report['deepened']}, "
               f"new {sorted({n.split('.')[0] for n in report['fresh']})}",
               file=sys.stderr, flush=True)
+    if cfg.average_decay and _rank() == 0:  # the process that validates and saves keeps it
+        run.average = WeightAverage(model, cfg.average_decay)
+        if state and "average" in state:
+            run.average.load_state_dict(state["average"])
     return run
 
 
