@@ -16,7 +16,7 @@ from analysis.go.position import Position
 from analysis.gtp.client import GtpClient, GtpError
 from analysis.gtp.clock import LAG_SECONDS, control_seconds
 from analysis.gtp.engine import GtpEngine, format_reply, parse_line
-from analysis.play.clock import TimeControl
+from analysis.play.clock import MIN_SECONDS, TimeControl
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -498,6 +498,10 @@ def test_time_settings_is_canadian_overtime_and_time_left_is_recorded(engine: Gt
     assert engine.time_control is None
     ok(engine, "time_settings 0 0 0")
     assert engine.time_control is None
+    ok(engine, "time_settings 0 0 5")  # neither main nor byo-yomi time: nothing to count
+    assert engine.time_control is None
+    ok(engine, "time_settings 0 10 400")  # a period cut to the site's 30 moves keeps a second
+    assert engine.time_control == TimeControl("canadian", 0, 1, 30)
     ok(engine, "time_settings 600 0 0")
     assert engine.time_control == TimeControl("byoyomi", 600)  # absolute
     ok(engine, "time_settings 0 900 50")  # a block past the site's 30 moves: its time cut alike
@@ -518,7 +522,10 @@ def test_a_move_takes_its_share_of_the_clock() -> None:
         (1440 - 288 * LAG_SECONDS) / 288)
     # nearly out of time: the least
     assert control_seconds(TimeControl("byoyomi", 600), (1, 0), 19, 200) == 0.1
-    assert control_seconds(None, (20, 4), 19, 0) == pytest.approx(5 - LAG_SECONDS)  # time_left alone
+    # a time_left with no settings: a Canadian period, or absolute time by the same rule as declared
+    assert control_seconds(None, (20, 4), 19, 0) == pytest.approx(5 - LAG_SECONDS)
+    assert control_seconds(None, (300, 0), 19, 0) == control_seconds(TimeControl("byoyomi", 300), None, 19, 0)
+    assert control_seconds(None, (0, 0), 19, 0) == MIN_SECONDS
 
 
 def test_kgs_time_settings_names_the_system_and_byoyomis_time_left_the_periods(engine: GtpEngine) -> None:

@@ -417,14 +417,15 @@ def test_the_clock_counts_down_the_player_on_the_move_and_ends_the_game_on_time(
       const { clockText, timeLeft } = await import("/static/frontend/js/play/clock.js");
       const c = { system: "canadian", main: 600, period: 300, periods: 25 };
       const turns = [[{ main: 600, periods: 0 }, 30], [{ main: 10, periods: 0 }, 40],
-                     [{ main: 100, periods: 2 }, 20], [{ main: 5, periods: 1 }, 6]];
+                     [{ main: 100, periods: 2 }, 20], [{ main: 5, periods: 1 }, 6],
+                     [{ main: 0, periods: 0 }, 0]];
       return turns.map(([player, spent]) => {
         const left = timeLeft(c, player, spent);
         return [clockText(c, left), left.total];
       });
     }""")
     assert shown == [["9:30 + 25/5:00", 870], ["4:30 for 25 moves", 270], ["1:20 for 2 moves", 80],
-                     ["0:00 for 1 move", -1]]
+                     ["0:00 for 1 move", -1], ["5:00 for 25 moves", 300]]
     page.goto(f"{site.url}/new")
     page.select_option("#id_time_system", "canadian")
     assert main.is_visible() and periods.is_visible()

@@ -79,6 +79,22 @@ def test_a_canadian_clock_counts_its_periods_moves_in_the_sgf_and_an_undo_restor
     game.refresh_from_db()
     assert game.clock["W"] == [50.0, 2]
     assert board.current(game.pk).state["clock"]["W"] == {"main": 50.0, "periods": 2}
+    assert game.clock["B"][1] == 0 and game.clock["B"][0] == pytest.approx(20.0 - 5.0, abs=1.0)
+
+
+def test_an_undo_of_the_move_that_finished_a_canadian_period_does_not_give_a_new_one() -> None:
+    game = timed_game(control=TimeControl("canadian", main=0, period=60, periods=2), bot_level="policy")
+    with games.locked(game.pk) as loaded:
+        start = loaded.game.clock["since"] = time.time() - 62.0
+        games.play(loaded, "B", "E5", now=start + 40.0)  # 20 s left for 1 move
+        games.play(loaded, "W", "C3", now=start + 45.0)
+        games.play(loaded, "B", "G5", now=start + 50.0)  # the period's last move: a new one, whole
+        games.play(loaded, "W", "C7", now=start + 60.0)
+    game.refresh_from_db()
+    assert game.clock["B"] == [60.0, 2]
+    board.undo(game.pk)  # 2 s after C7: Black is back in its period, 20 s for 1 move, less those 2 s
+    game.refresh_from_db()
+    assert game.clock["B"][1] == 1 and game.clock["B"][0] == pytest.approx(18.0, abs=1.0)
 
 
 def test_a_paused_clock_stops_refuses_moves_and_runs_on_from_where_it_stopped() -> None:

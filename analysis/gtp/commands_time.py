@@ -26,14 +26,14 @@ LIMITS = (MAX_MAIN, MAX_PERIOD, MAX_PERIODS)
 
 def time_settings(engine: GtpEngine, args: list[str]) -> str:
     """Set main time, then Canadian overtime: ``stones`` moves in every ``byo_yomi`` seconds
-    (``byo_yomi`` 0: absolute time; ``stones`` 0 with some ``byo_yomi``, as GTP says, or no time
-    at all: no time limit).
+    (``byo_yomi`` 0: absolute time; ``stones`` 0 with some ``byo_yomi``, as GTP says, or neither
+    main nor byo-yomi time: no time limit).
 
     Raises CommandError: ``syntax error`` unless given three integers of at least 0, the clock's
     own message for a clock with no time.
     """
     values = [int_arg(args, k, SYNTAX) for k in range(3)]
-    no_limit = (values[1] > 0 and values[2] == 0) or not any(values)
+    no_limit = (values[1] > 0 and values[2] == 0) or values[0] == values[1] == 0
     return _set(engine, "none" if no_limit else "canadian", values)
 
 
@@ -61,7 +61,7 @@ def _set(engine: GtpEngine, system: str, values: list[int]) -> str:
         raise CommandError(SYNTAX)
     limited = [min(v, top) for v, top in zip(values, LIMITS, strict=False)]
     if system == "canadian" and values[2] > MAX_PERIODS:
-        limited[1] = min(values[1] * MAX_PERIODS // values[2], MAX_PERIOD)
+        limited[1] = max(1, min(values[1] * MAX_PERIODS // values[2], MAX_PERIOD))
     try:
         control = TimeControl(system, *limited) if system != "none" else None
     except TimeControlError as e:

@@ -11,6 +11,12 @@ while a string that grew out into open or its own area lives.
 Counting every stone as alive instead (Tromp-Taylor) makes the search capture dead stones
 before it passes: under territory scoring that fills one's own territory at a point a move, and
 the review then calls the passes that end a game with dead stones on the board mistakes.
+
+The judgement is the root's, not the finished game's: a group still unsettled at the root that
+the playouts mostly give away counts as dead in every finished game of the tree, even one where
+it was saved; and a tree kept for the next move (``Search.advance``) keeps the counts its
+finished games got from the earlier root.  Finished games are leaves the search reaches only
+through two passes, so such lines are rare before a game's end, where groups are settled.
 """
 
 from __future__ import annotations

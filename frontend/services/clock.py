@@ -60,18 +60,18 @@ def charge(game: Game, color: str, now: float, moved: bool = True) -> bool:
     return True
 
 
-def take_back_increments(game: Game, color: str, moves: int) -> None:
-    """Take back what ``moves`` moves of ``color`` an undo removed counted on its clock: the Fischer
-    increments they earned, or the moves of the Canadian block they made (given back up to a
-    whole block)."""
+def take_back(game: Game, color: str, record: GameRecord, turn: float) -> None:
+    """Take back what the move of ``color`` an undo removed from ``record`` counted on its clock,
+    its ``turn`` seconds on the move since (0: none) already charged: the Fischer increment it
+    earned; under Canadian overtime the clock it had before that move (the record's time left: a
+    block it finished is not new, the seconds it took are given back), less those seconds."""
     control = game.time_control
-    if control.system not in ("fischer", "canadian") or not moves:
-        return
-    clock = _player(game, color)
     if control.system == "fischer":
-        _set(game, color, PlayerClock(max(0.0, clock.main - moves * control.period)))
-    elif clock.periods:
-        _set(game, color, PlayerClock(clock.main, min(control.periods, clock.periods + moves)))
+        _set(game, color, PlayerClock(max(0.0, _player(game, color).main - control.period)))
+    elif control.system == "canadian":
+        restore(game, color, record)
+        before = _player(game, color)
+        _set(game, color, control.charge(before, turn, moved=False) or PlayerClock(0.0, before.periods))
 
 
 def run_out(game: Game, color: str) -> None:

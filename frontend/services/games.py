@@ -319,9 +319,9 @@ def undo(loaded: LoadedGame) -> int:
     now = time.time()
     if flag_if_out_of_time(loaded, now):
         return 0
-    if loaded.to_play == game.human_color:
+    turn = clock.elapsed(game, now) if loaded.to_play == game.human_color else 0.0
+    if turn:
         clock.charge(game, game.human_color, now, moved=False)
-    clock.take_back_increments(game, game.human_color, 1)
     removed = 0
     while True:
         node = nodes.pop()
@@ -332,6 +332,7 @@ def undo(loaded: LoadedGame) -> int:
             break
     game.phase = Game.Phase.PLAYING
     game.dead = []
+    clock.take_back(game, game.human_color, loaded.record, turn)
     clock.restore(game, game.bot_color, loaded.record)
     clock.restart(game, game.human_color, now)
     _save_record(loaded)

@@ -77,14 +77,17 @@ export function timeLeft(c, player, spent) {
   return { main: 0, periods: player.periods - used, period: c.period * (used + 1) - over, total };
 }
 
-/** Canadian overtime: `player.periods` moves left in `player.main` seconds (0 moves: main time). */
+/**
+ * Canadian overtime: `player.periods` moves left in `player.main` seconds (0 moves: main time, with
+ * a whole period of `c.periods` moves ahead).
+ */
 function canadianLeft(c, player, spent) {
   if (player.periods) {
     const period = player.main - spent;
     return { main: 0, periods: player.periods, period, total: period };
   }
   const total = player.main + c.period - spent;
-  if (spent <= player.main) return { main: player.main - spent, periods: 0, period: c.period, total };
+  if (spent <= player.main) return { main: player.main - spent, periods: c.periods, period: c.period, total };
   return { main: 0, periods: c.periods, period: total, total };
 }
 
