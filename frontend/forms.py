@@ -98,6 +98,11 @@ class NewGameForm(forms.Form):
             return  # the field's own error says what is wrong
         minutes, period, periods = (values[n] if n in used and values[n] is not None else 0
                                     for n in names[1:])
+        if system == "canadian" and not period * periods:
+            empty = "time_period" if not period else "time_periods"
+            self.add_error(empty, "a Canadian period needs some seconds and at least one move (for absolute "
+                                  "time, choose byo-yomi without periods)")
+            return
         try:
             data["time_control"] = TimeControl(system, minutes * 60, period, periods)
         except TimeControlError as e:

@@ -71,6 +71,7 @@ def test_canadian_overtime_gives_a_block_of_moves_a_time_and_a_new_block_after_i
     assert CANADIAN.overtime() == "25/300 Canadian"
     assert CANADIAN.describe() == "10 min + 25 moves in 5 min"
     assert pure.describe() == "10 moves in 1 min"
+    assert TimeControl("canadian", period=90, periods=1).describe() == "1 move in 90 s"
 
 
 def test_the_bot_shares_a_canadian_block_over_its_moves() -> None:
@@ -99,7 +100,7 @@ def test_no_clock_charges_nothing_and_never_runs_out() -> None:
 
 @pytest.mark.parametrize("settings", [
     {"system": "blitz"}, {"system": "byoyomi"}, {"system": "fischer", "period": 10},
-    {"system": "byoyomi", "main": -1}, {"system": "byoyomi", "main": 60, "period": 601, "periods": 1},
+    {"system": "byoyomi", "main": -1}, {"system": "byoyomi", "main": 60, "period": 1801, "periods": 1},
     {"system": "byoyomi", "main": 60, "period": 30, "periods": 31},
     {"system": "fischer", "main": 3 * 3600 + 1}, {"system": "canadian", "period": 300},
     {"system": "canadian", "main": 60, "period": 300, "periods": 31},

@@ -541,7 +541,7 @@ def test_kgs_time_settings_names_the_system_and_byoyomis_time_left_the_periods(e
     ok(engine, "kgs-time_settings none")
     assert engine.time_control is None
     ok(engine, "kgs-time_settings byoyomi 14400 900 50")  # longer than the site allows: taken at its limits
-    assert engine.time_control == TimeControl("byoyomi", 3 * 3600, 600, 30)
+    assert engine.time_control == TimeControl("byoyomi", 3 * 3600, 900, 30)
     assert err(engine, "kgs-time_settings byoyomi 0 0 5").startswith("byo-yomi needs")
     assert err(engine, "kgs-time_settings canadian 0 0 5").startswith("Canadian byo-yomi needs")
     assert err(engine, "kgs-time_settings absolute -5") == "syntax error"

@@ -429,6 +429,13 @@ def test_the_clock_counts_down_the_player_on_the_move_and_ends_the_game_on_time(
     page.goto(f"{site.url}/new")
     page.select_option("#id_time_system", "canadian")
     assert main.is_visible() and periods.is_visible()
+    # the fields are named for the clock, and Canadian proposes its usual period
+    assert page.inner_text('label[for="id_time_periods"]') == "Moves to make in each Canadian period:"
+    assert (page.input_value("#id_time_period"), periods.input_value()) == ("300", "25")
+    page.fill("#id_time_periods", "20")  # typed: kept when the clock changes
+    page.select_option("#id_time_system", "byoyomi")
+    assert periods.input_value() == "20"
+    assert page.inner_text('label[for="id_time_periods"]').startswith("Byo-yomi periods")
 
 
 def test_the_clock_pauses_on_the_players_turn_and_nothing_is_played_until_it_resumes(page, site) -> None:

@@ -155,6 +155,9 @@ def test_a_game_lost_on_time_shows_no_count_and_the_losers_clock_at_zero() -> No
     state = board.current(game.pk).state
     assert state["result"] == "W+T" and state["score"] is None
     assert state["clock"]["B"] == {"main": 0.0, "periods": 0} and state["clock"]["running"] is None
+    canadian = timed_game(control=TimeControl("canadian", main=10, period=20, periods=5))
+    age(canadian, 40.0)  # out of main time and of its first period: 0 s left for the period's 5 moves
+    assert board.current(canadian.pk).state["clock"]["B"] == {"main": 0.0, "periods": 5}
 
 
 def test_a_game_whose_time_ran_out_unopened_lists_and_downloads_with_its_result(client) -> None:
@@ -241,8 +244,9 @@ def test_the_bot_thinks_within_its_share_of_its_clock() -> None:
     ({"time_system": "fischer", "time_main": 0, "time_period": 10, "time_periods": 0}, "needs main time"),
     ({"time_system": "byoyomi", "time_main": 10, "time_period": 30, "time_periods": 31}, "or equal to 30"),
     ({"time_system": "sudden", "time_main": 10, "time_period": 30, "time_periods": 3}, "valid choice"),
-    ({"time_system": "canadian", "time_main": 0, "time_period": 300, "time_periods": 0},
-     "Canadian byo-yomi needs"),
+    ({"time_system": "canadian", "time_main": 0, "time_period": 300, "time_periods": 0}, "at least one move"),
+    ({"time_system": "canadian", "time_main": 10, "time_period": 20, "time_periods": 0}, "at least one move"),
+    ({"time_system": "canadian", "time_main": 10, "time_period": 0, "time_periods": 25}, "some seconds"),
 ])
 def test_the_new_game_form_refuses_a_clock_with_no_time_and_says_why(fields: dict, error: str) -> None:
     data = {"human_color": "B", "size": 9, "handicap": 0, "komi": 7.5, "rules": "chinese",

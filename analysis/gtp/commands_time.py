@@ -52,7 +52,7 @@ def kgs_time_settings(engine: GtpEngine, args: list[str]) -> str:
 
 def _set(engine: GtpEngine, system: str, values: list[int]) -> str:
     """Make the engine's clock (and forget the time left); settings past the site's limits (three
-    hours, periods of ten minutes, 30 periods or moves a block) are taken at those limits, a
+    hours, periods of half an hour, 30 periods or moves a block) are taken at those limits, a
     Canadian block's time cut in proportion to its moves, so that the bot only plays faster.
 
     Raises CommandError as the settings commands do.

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 SYSTEMS = ("none", "byoyomi", "fischer", "canadian")
 MAX_MAIN = 3 * 3600  # seconds
-MAX_PERIOD = 600  # seconds: a byo-yomi period or a Fischer increment
+MAX_PERIOD = 1800  # seconds: a byo-yomi or Canadian period (25 moves in 15 min is common), or an increment
 MAX_PERIODS = 30  # byo-yomi periods, or a Canadian block's moves
 MIN_MOVES_LEFT = 10  # main time is spread over at least this many moves
 MIN_SECONDS = 0.1  # the least a search is given
@@ -121,7 +121,7 @@ class TimeControl:
         if self.system == "fischer":
             return f"{main} + {self.period} s Fischer"
         if self.system == "canadian":
-            overtime = f"{self.periods} moves in {_duration(self.period)}"
+            overtime = f"{self.periods} move{'s' if self.periods > 1 else ''} in {_duration(self.period)}"
             return f"{main} + {overtime}" if self.main else overtime
         if self.periods:
             overtime = f"{self.periods}×{self.period} s byo-yomi"

@@ -75,8 +75,12 @@ def take_back(game: Game, color: str, record: GameRecord, turn: float) -> None:
 
 
 def run_out(game: Game, color: str) -> None:
-    """Show ``color``'s clock at zero: it lost on time."""
-    if game.time_control.timed:
+    """Show ``color``'s clock at zero: it lost on time (under Canadian overtime, with the moves it
+    had left to make)."""
+    control = game.time_control
+    if control.system == "canadian":
+        _set(game, color, PlayerClock(0.0, _player(game, color).periods or control.periods))
+    elif control.timed:
         _set(game, color, PlayerClock(0.0))
 
 

@@ -24,7 +24,17 @@ handicap.addEventListener("input", propose);
 rules.addEventListener("change", propose);
 
 // The clock's settings show only for a game with a clock; the periods only for byo-yomi and Canadian.
+// Each field is named for the chosen clock, and a Canadian clock proposes its usual period (25
+// moves in 5 minutes) in place of byo-yomi's (5 periods of 30 seconds) when chosen, unless the
+// player typed a period.
 const { time_system: clockSystem, time_main: mainTime, time_period: period, time_periods: periods } = form.elements;
+const LABELS = {
+  byoyomi: ["Byo-yomi period (seconds)", "Byo-yomi periods (none: absolute time)"],
+  canadian: ["Canadian period (seconds)", "Moves to make in each Canadian period"],
+  fischer: ["Increment after each move (seconds)", ""],
+};
+const PROPOSED = { byoyomi: ["30", "5"], canadian: ["300", "25"] };
+let typedPeriod = false;
 
 /** Show a field only if the clock uses it; a hidden one is disabled too (not sent, not checked). */
 function showField(field, used) {
@@ -32,13 +42,33 @@ function showField(field, used) {
   field.disabled = !used;
 }
 
+function name(field, text) {
+  const label = form.querySelector(`label[for="${field.id}"]`);
+  if (label && text) label.textContent = `${text}:`;
+}
+
 function showClockFields() {
   const system = clockSystem.value;
   showField(mainTime, system !== "none");
   showField(period, system !== "none");
   showField(periods, system === "byoyomi" || system === "canadian");
+  const [periodLabel, periodsLabel] = LABELS[system] ?? ["", ""];
+  name(period, periodLabel);
+  name(periods, periodsLabel);
 }
 
-clockSystem.addEventListener("change", showClockFields);
+/** A new clock chosen: its fields, and its usual period unless the player typed one. */
+function chooseClock() {
+  const system = clockSystem.value;
+  if (!typedPeriod && PROPOSED[system]) [period.value, periods.value] = PROPOSED[system];
+  showClockFields();
+}
+
+for (const field of [period, periods]) {
+  field.addEventListener("input", () => {
+    typedPeriod = true;
+  });
+}
+clockSystem.addEventListener("change", chooseClock);
 window.addEventListener("pageshow", showClockFields); // also when Back brings the page back filled in
 showClockFields();
