@@ -24,7 +24,8 @@ from analysis.review.analyze import (
 from analysis.review.ended import marked_dead, territory_marks
 from analysis.review.estimate import SYMMETRIES, estimate
 from analysis.review.query import PositionQuery
-from analysis.review.report import annotate, mistakes
+from analysis.review.report import annotate, mistakes, moves_judged, ranked_mistakes
+from analysis.review.summary import CLASSES, POINT_BOUNDS, loss_class, player_summaries
 from analysis.sgf import SgfNode, read_sgf, replay, write_sgf
 
 
@@ -140,6 +141,33 @@ def test_mistakes_leave_out_the_searchs_own_choice_and_the_pass_that_ends_the_ga
     ]
     assert [(m["move_number"], m["move"]) for m in mistakes(results)] == [(3, "pass"), (1, "C3")]
     assert [m["move_number"] for m in mistakes(results, by="score")] == [3, 1]
+
+
+def test_each_players_summary_classes_its_moves_by_the_points_they_lost() -> None:
+    def entry(k: int, to_play: str, lead: float, played: str | None, best: str, rank: int) -> dict:
+        return {"move_number": k, "to_play": to_play, "black_winrate": 0.5 + lead / 40, "played": played,
+                "best": best, "black_score_lead": lead, "played_rank": rank}
+
+    results = [
+        entry(0, "B", 2.0, "C3", "E5", 3),  # Black loses 2 points: slack
+        entry(1, "W", 0.0, "G7", "G7", 1),  # the search's own choice: 0, however the lead moved
+        entry(2, "B", 1.0, "pass", "D4", 12),  # Black passes early and loses 3 points: an inaccuracy
+        entry(3, "W", -2.0, "pass", "C6", 1),  # White's pass ends the game: not judged
+        entry(4, "B", 8.0, None, "E5", 1),
+    ]
+    summary = player_summaries(moves_judged(results))
+    assert summary["B"] == {"moves": 2, "measure": "points", "mean_loss": 2.5, "best": 0.0, "top": 0.5,
+                            "classes": [0, 0, 1, 1, 0, 0]}
+    assert summary["W"] == {"moves": 1, "measure": "points", "mean_loss": 0.0, "best": 1.0, "top": 1.0,
+                            "classes": [0, 0, 0, 0, 0, 1]}
+    assert CLASSES[2] == "inaccuracy"
+    assert loss_class(12.0, POINT_BOUNDS) == 0 and loss_class(0.4, POINT_BOUNDS) == 5
+    no_leads = [{**e, "black_score_lead": None} for e in results]  # a network without a score head
+    by_winrate = player_summaries(moves_judged(no_leads))["B"]
+    assert by_winrate["measure"] == "winrate" and by_winrate["mean_loss"] == pytest.approx((0.05 + 0.075) / 2)
+    assert by_winrate["classes"] == [0, 0, 2, 0, 0, 0]  # 5% and 7.5% of win rate: two inaccuracies
+    assert player_summaries(moves_judged(results[:1])) is None
+    assert ranked_mistakes(results)["summary"] == summary
 
 
 def test_the_reviews_territory_of_a_symmetric_position_is_symmetric() -> None:

@@ -813,6 +813,16 @@ def test_score_lead_graph_candidates_and_mistakes_by_points_lost(page, score_sit
     assert lost and lost == sorted(lost, reverse=True)  # ranked by the points lost
     page.select_option("#graph-mode", "winrate")
     assert page.locator("#graph-legend").inner_text().startswith("Black's win rate")
+    # each player's summary: its judged moves, each in one class of loss
+    assert page.locator("#summary-section").is_visible()
+    rows = {r.locator("th").inner_text(): r.locator("td").all_inner_texts()
+            for r in page.locator("#summary tr").all()[1:]}
+    judged = [int(n) for n in rows["Moves judged"]]
+    assert 0 < sum(judged) <= 7  # the record's 7 moves at most
+    classes = ("Blunders", "Mistakes", "Inaccuracies", "Slack moves", "Fine moves", "Good moves")
+    assert [sum(int(rows[c][i]) for c in classes) for i in (0, 1)] == judged
+    assert all(re.fullmatch(r"\d+\.\d points", text) for text in rows["Mean loss"])
+    assert all(re.fullmatch(r"\d+%", text) for text in rows["Search's choice"] + rows["Network's top 5"])
 
 
 def test_candidates_name_the_side_whose_win_rate_they_give(page, score_site: Site) -> None:
@@ -846,6 +856,7 @@ def test_a_shared_review_ranks_the_saved_mistakes_by_points_lost_too(page, score
     signed = [re.search(r": ([−+])(\d+\.\d) points", text).groups() for text in by_points]
     lost = [float(points) if sign == "−" else -float(points) for sign, points in signed]
     assert lost == sorted(lost, reverse=True)  # ranked by the points lost, gains last
+    assert page.locator("#summary-section").is_visible()  # the saved analysis's summary too
 
 
 def test_the_records_comments_show_with_their_position_and_variations_are_named(page, site: Site) -> None:

@@ -7,9 +7,10 @@ The entries are those of :func:`analysis.review.analyze.game_entry`, one per pos
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from itertools import pairwise
 
+from analysis.review.summary import player_summaries
 from analysis.sgf import GameRecord
 
 MISTAKE_LOSS = 0.05  # a move losing at least this much win rate is called a mistake in the SGF
@@ -23,43 +24,61 @@ _OWN_LINE = re.compile(
 )
 
 
-def mistakes(results: Sequence[dict], limit: int = 10, by: str = "winrate") -> list[dict]:
-    """Return the moves that lost the most for their player, worst first (at most ``limit``).
+def moves_judged(results: Sequence[dict]) -> Iterator[dict]:
+    """Yield every move of ``results`` whose both positions were searched, but the pass that ends
+    the game (the second pass in a row: the position after it is counted, not played on, so the
+    network's judgement of it means nothing).
 
     Move k+1 is ``results[k]["played"]``; its ``loss`` is its player's search win rate before it
     (position k) minus after it (position k+1), and ``points_lost`` the same of the score lead
-    (None without score leads).  ``by`` ranks them by ``winrate`` (the loss) or by ``score`` (the
-    points lost).  Each item has ``move_number``, ``color``, ``move``, ``loss``, ``points_lost``
-    and ``best`` (the search's choice instead).  Not listed: a move the search chose itself (its
-    drop is the search's noise), and the pass that ends the game (the second pass in a row: the
-    position after it is counted, not played on, so the network's judgement of it means nothing).
-    Raises ValueError for another ``by``.
+    (None without score leads).  Each item has ``move_number``, ``color``, ``move``, ``loss``,
+    ``points_lost``, ``best`` (the search's choice), ``chosen`` (whether the move was it) and
+    ``played_rank`` (its rank in the network's policy, None if unknown).
+    """
+    previous = None  # the move that led to ``before``
+    for before, after in pairwise(results):
+        played = before.get("played")
+        ending = played == previous == "pass"
+        previous = played
+        if played is None or ending or before["black_winrate"] is None or after["black_winrate"] is None:
+            continue
+        sign = 1 if before["to_play"] == "B" else -1
+        yield {
+            "move_number": before["move_number"] + 1,
+            "color": before["to_play"],
+            "move": played,
+            "loss": sign * (before["black_winrate"] - after["black_winrate"]),
+            "points_lost": _points_lost(before, after, sign),
+            "best": before.get("best"),
+            "chosen": played == before.get("best"),
+            "played_rank": before.get("played_rank"),
+        }
+
+
+def mistakes(results: Sequence[dict], limit: int = 10, by: str = "winrate") -> list[dict]:
+    """Return the moves that lost the most for their player, worst first (at most ``limit``).
+
+    The moves are those of :func:`moves_judged` that lost, but for a move the search chose itself
+    (its drop is the search's noise).  ``by`` ranks them by ``winrate`` (the loss) or by
+    ``score`` (the points lost).  Each item has ``move_number``, ``color``, ``move``, ``loss``,
+    ``points_lost`` and ``best`` (the search's choice instead).  Raises ValueError for another
+    ``by``.
     """
     if by not in ("winrate", "score"):
         raise ValueError(f"mistakes are ranked by winrate or score, not {by!r}")
     out = []
-    previous = None  # the move that led to ``before``
-    for before, after in pairwise(results):
-        played = before.get("played")
-        judged = _judged(before, after, previous)
-        previous = played
-        if not judged:
-            continue
-        sign = 1 if before["to_play"] == "B" else -1
-        loss = sign * (before["black_winrate"] - after["black_winrate"])
-        points = _points_lost(before, after, sign)
-        worse = points if by == "score" else loss
-        if worse is not None and worse > 0:
-            out.append(
-                {
-                    "move_number": before["move_number"] + 1,
-                    "color": before["to_play"],
-                    "move": played,
-                    "loss": round(loss, 4),
-                    "points_lost": None if points is None else round(points, 1),
-                    "best": before.get("best"),
-                }
-            )
+    for move in moves_judged(results):
+        points = move["points_lost"]
+        worse = points if by == "score" else move["loss"]
+        if not move["chosen"] and worse is not None and worse > 0:
+            out.append({
+                "move_number": move["move_number"],
+                "color": move["color"],
+                "move": move["move"],
+                "loss": round(move["loss"], 4),
+                "points_lost": None if points is None else round(points, 1),
+                "best": move["best"],
+            })
     key = "points_lost" if by == "score" else "loss"
     out.sort(key=lambda m: -m[key])
     return out[:limit]
@@ -69,18 +88,11 @@ def ranked_mistakes(results: Sequence[dict]) -> dict[str, list[dict]]:
     """Return the board messages' two mistake lists of ``results`` (all of a game's positions, or
     the first ones analysed): ``mistakes`` ranked by win rate, ``point_mistakes`` by points lost,
     each with every move that lost (the review page lists the worst and steps through those over
-    its threshold)."""
+    its threshold), and ``summary``, each player's figures
+    (:func:`analysis.review.summary.player_summaries`)."""
     every = len(results)
-    return {"mistakes": mistakes(results, every), "point_mistakes": mistakes(results, every, by="score")}
-
-
-def _judged(before: dict, after: dict, previous: str | None) -> bool:
-    """Whether the move ``before["played"]`` (after ``previous``) can be called a mistake (see
-    :func:`mistakes`)."""
-    played = before.get("played")
-    if played is None or before["black_winrate"] is None or after["black_winrate"] is None:
-        return False
-    return played != before.get("best") and not (played == previous == "pass")
+    return {"mistakes": mistakes(results, every), "point_mistakes": mistakes(results, every, by="score"),
+            "summary": player_summaries(moves_judged(results))}
 
 
 def _points_lost(before: dict, after: dict, sign: int) -> float | None:

@@ -8,6 +8,7 @@
 
 import { $ } from "../dom.js";
 import { bindMistakes, showMistakes } from "./mistakes.js";
+import { showSummary } from "./summary.js";
 
 /** A list item saying `text`. */
 function listItem(text) {
@@ -48,6 +49,7 @@ export function followWholeGameAnalysis(socket, review, { render, showGraph, go,
   socket.on("analysis_started", () => {
     review.entries.length = 0;
     review.mistakes = null;
+    showSummary(null);
     $("mistakes").replaceChildren(listItem("The analysis is running: its mistakes come when it ends."));
     status("Analysis started: its first position comes in a moment…");
     setAnalysing(true);
@@ -65,6 +67,7 @@ export function followWholeGameAnalysis(socket, review, { render, showGraph, go,
   const keepMistakes = (m) => {
     review.mistakes = { winrate: m.mistakes, score: m.point_mistakes ?? [] };
     showMistakes(review, go);
+    showSummary(m.summary ?? null);
   };
   socket.on("analysis_done", (m) => {
     if (!ours(m)) return;
