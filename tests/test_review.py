@@ -146,7 +146,7 @@ def test_mistakes_leave_out_the_searchs_own_choice_and_the_pass_that_ends_the_ga
 def test_each_players_summary_classes_its_moves_by_the_points_they_lost() -> None:
     def entry(k: int, to_play: str, lead: float, played: str | None, best: str, rank: int) -> dict:
         return {"move_number": k, "to_play": to_play, "black_winrate": 0.5 + lead / 40, "played": played,
-                "best": best, "black_score_lead": lead, "played_rank": rank}
+                "best": best, "black_score_lead": lead, "played_rank": rank, "candidates": []}
 
     results = [
         entry(0, "B", 2.0, "C3", "E5", 3),  # Black loses 2 points: slack
@@ -168,6 +168,14 @@ def test_each_players_summary_classes_its_moves_by_the_points_they_lost() -> Non
     assert by_winrate["classes"] == [0, 0, 2, 0, 0, 0]  # 5% and 7.5% of win rate: two inaccuracies
     assert player_summaries(moves_judged(results[:1])) is None
     assert ranked_mistakes(results)["summary"] == summary
+    record = read_sgf("(;SZ[9]KM[7]C[Played online];B[cg];W[gc];B[tt];W[tt])")
+    annotate(record, results)
+    annotate(record, results)  # analysed again: one summary, the record's own comment kept
+    lines = record.root.comment.split("\n")
+    assert lines[0] == "Played online" and lines.count("Played online") == 1
+    assert lines[2] == ("Black: 2 moves judged, mean loss 2.5 points; 0 blunders, 0 mistakes, "
+                        "1 inaccuracies, 1 slack, 0 fine, 0 good; search's choice 0%, network's top 5 50%")
+    assert sum(line.startswith("White: 1 move judged") for line in lines) == 1
 
 
 def test_the_reviews_territory_of_a_symmetric_position_is_symmetric() -> None:

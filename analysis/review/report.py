@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterator, Sequence
 from itertools import pairwise
 
-from analysis.review.summary import player_summaries
+from analysis.review.summary import player_summaries, summary_line
 from analysis.sgf import GameRecord
 
 MISTAKE_LOSS = 0.05  # a move losing at least this much win rate is called a mistake in the SGF
@@ -21,6 +21,7 @@ _OWN_LINE = re.compile(
     r"|Two passes ended the game: counted \S+ by \w+"
     r"|Candidates for [BW]: ([A-HJ-Z]\d{1,2}|pass) \d+\.\d%(, ([A-HJ-Z]\d{1,2}|pass) \d+\.\d%)*"
     r"|Search's choice: \S+|Played \S+: policy rank \d+"
+    r"|(Black|White): \d+ moves? judged, mean loss .*"
 )
 
 
@@ -107,9 +108,11 @@ def annotate(record: GameRecord, results: Sequence[dict]) -> None:
     points, which Sabaki draws as a score graph).
 
     The comment of the node after move k describes the position after move k (a position that two
-    passes ended: its count); existing comments are kept above the analysis, without the lines of
-    an earlier analysis written here (a downloaded analysis uploaded and analysed again).
+    passes ended: its count), and the first one each player's summary (:mod:`analysis.review.summary`);
+    existing comments are kept above the analysis, without the lines of an earlier analysis
+    written here (a downloaded analysis uploaded and analysed again).
     """
+    summaries = player_summaries(moves_judged(results))
     nodes = [record.root]
     nodes.extend(node for node in record.main_line() if node.has_move())
     worst = {m["move_number"]: m for m in mistakes(results, limit=len(results))}
@@ -118,7 +121,7 @@ def annotate(record: GameRecord, results: Sequence[dict]) -> None:
         if k >= len(nodes):
             break
         node = nodes[k]
-        lines = []
+        lines = [summary_line(c, summaries[c]) for c in "BW"] if k == 0 and summaries else []
         if entry["black_winrate"] is not None:
             visits = f" ({entry['visits']} visits)" if entry.get("visits") else ""
             lines.append(f"Black win rate: {100 * entry['black_winrate']:.1f}%{visits}")
