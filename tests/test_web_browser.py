@@ -393,14 +393,7 @@ def test_the_clock_counts_down_the_player_on_the_move_and_ends_the_game_on_time(
     assert not main.is_visible() and not periods.is_visible()  # no clock: nothing to set
     page.select_option("#id_time_system", "fischer")
     assert main.is_visible() and not periods.is_visible()
-    page.select_option("#id_time_system", "byoyomi")
-    page.fill("#id_time_main", "0")
-    page.fill("#id_time_period", "6")
-    page.fill("#id_time_periods", "1")
-    page.select_option("#id_size", "9")
-    page.select_option("#id_bot_level", "rules")
-    page.click("button[type=submit]")
-    page.wait_for_selector("#goban .grid")
+    start_timed_game(page, "byoyomi", {"main": "0", "period": "6", "periods": "1"})
     assert "clock: 1×6 s byo-yomi" in page.locator(".meta").first.inner_text()
     status_starts(page, "Your move")
     assert page.locator("#clock-B.running").is_visible() and "(1 left)" in page.inner_text("#clock-B")
@@ -438,15 +431,21 @@ def test_the_clock_counts_down_the_player_on_the_move_and_ends_the_game_on_time(
     assert page.inner_text('label[for="id_time_periods"]').startswith("Byo-yomi periods")
 
 
-def test_the_clock_pauses_on_the_players_turn_and_nothing_is_played_until_it_resumes(page, site) -> None:
-    page.goto(f"{site.url}/new")
-    page.select_option("#id_time_system", "fischer")
-    page.fill("#id_time_main", "5")
-    page.fill("#id_time_period", "10")
+def start_timed_game(page, system: str, fields: dict[str, str]) -> None:
+    """On the new-game page: a 9x9 game against the rules bot with the clock ``system`` and its
+    ``fields`` (main, period, periods); wait for its board."""
+    page.select_option("#id_time_system", system)
+    for name, value in fields.items():
+        page.fill(f"#id_time_{name}", value)
     page.select_option("#id_size", "9")
     page.select_option("#id_bot_level", "rules")
     page.click("button[type=submit]")
     page.wait_for_selector("#goban .grid")
+
+
+def test_the_clock_pauses_on_the_players_turn_and_nothing_is_played_until_it_resumes(page, site) -> None:
+    page.goto(f"{site.url}/new")
+    start_timed_game(page, "fischer", {"main": "5", "period": "10"})
     status_starts(page, "Your move")
     page.click("#pause")
     status_starts(page, "Paused: resume the clock")
