@@ -21,9 +21,10 @@ A level plays with the default network unless it names one (``network``: a name 
 A search level's visits count the whole tree under the move it plays, so the
 subtree kept from the previous moves counts too (Leela Zero's ``--visits``); a
 GTP clock (``time_settings``/``time_left``) can shorten any search level's move.
-With one torch thread the default net makes 550 to 600 visits a second on 19x19
-on two CPU cores shared with a training run, so ``mcts-2s`` makes about 1,100
-visits per move there (``python -m analysis.bench bot``, BENCHMARKS.md).
+With one torch thread the 6-block net that was the default until 2026-11-25 made 550 to 600
+visits a second on 19x19 on two CPU cores shared with a training run, so ``mcts-2s`` made
+about 1,100 visits per move there (``python -m analysis.bench bot``, BENCHMARKS.md); today's
+12-block default makes 0.68 times its visits in the same time (MODEL_CARD).
 Measured results against GNU Go are in BENCHMARKS.md.
 """
 
