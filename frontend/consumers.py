@@ -188,7 +188,10 @@ class BoardConsumer(JsonConsumer):
     async def on_analyze_game(self, depth: str = depths.NORMAL) -> None:
         start = database_sync_to_async(board.start_game_analysis)
         analysis_id, job = await start(self.game_id, self.requester.key, depth)
-        await self.send_json({"type": "analysis_started", "analysis": analysis_id})
+        started = {"type": "analysis_started", "analysis": analysis_id}  # every viewer drops the old one
+        await self.channel_layer.group_send(
+            notify.board_group(self.game_id), {"type": "board.message", "message": started}
+        )
         await dispatch.submit(tasks.analyze_game, analysis_id, job)
 
     async def on_compare(self, a: str, b: str) -> None:

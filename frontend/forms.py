@@ -46,7 +46,6 @@ class NewGameForm(forms.Form):
     )
     time_period = forms.IntegerField(
         label="Period or increment (seconds)", min_value=0, max_value=MAX_PERIOD, initial=30, required=False,
-        help_text="a byo-yomi period, a Canadian period, or Fischer's increment",
     )
     time_periods = forms.IntegerField(
         label="Byo-yomi periods, or moves in a Canadian period", min_value=0, max_value=MAX_PERIODS,

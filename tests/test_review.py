@@ -173,8 +173,8 @@ def test_each_players_summary_classes_its_moves_by_the_points_they_lost() -> Non
     annotate(record, results)  # analysed again: one summary, the record's own comment kept
     lines = record.root.comment.split("\n")
     assert lines[0] == "Played online" and lines.count("Played online") == 1
-    assert lines[2] == ("Black: 2 moves judged, mean loss 2.5 points; 0 blunders, 0 mistakes, "
-                        "1 inaccuracies, 1 slack, 0 fine, 0 good; search's choice 0%, network's top 5 50%")
+    assert lines[2] == ("Black: 2 moves judged, mean loss 2.50 points; 0 blunders, 0 mistakes, "
+                        "1 inaccuracy, 1 slack, 0 fine, 0 good; search's choice 0%, network's top 5 50%")
     assert sum(line.startswith("White: 1 move judged") for line in lines) == 1
 
 

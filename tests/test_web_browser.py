@@ -425,6 +425,9 @@ def test_the_clock_counts_down_the_player_on_the_move_and_ends_the_game_on_time(
     # the fields are named for the clock, and Canadian proposes its usual period
     assert page.inner_text('label[for="id_time_periods"]') == "Moves to make in each Canadian period:"
     assert (page.input_value("#id_time_period"), periods.input_value()) == ("300", "25")
+    page.select_option("#id_time_system", "fischer")
+    assert page.input_value("#id_time_period") == "10"  # Fischer's own increment, not the 300 s
+    page.select_option("#id_time_system", "canadian")
     page.fill("#id_time_periods", "20")  # typed: kept when the clock changes
     page.select_option("#id_time_system", "byoyomi")
     assert periods.input_value() == "20"
@@ -820,7 +823,7 @@ def test_score_lead_graph_candidates_and_mistakes_by_points_lost(page, score_sit
     assert 0 < sum(judged) <= 7  # the record's 7 moves at most
     classes = ("Blunders", "Mistakes", "Inaccuracies", "Slack moves", "Fine moves", "Good moves")
     assert [sum(int(rows[c][i]) for c in classes) for i in (0, 1)] == judged
-    assert all(re.fullmatch(r"\d+\.\d points", text) for text in rows["Mean loss"])
+    assert all(re.fullmatch(r"\d+\.\d\d points", text) for text in rows["Mean loss"])
     assert all(re.fullmatch(r"\d+%", text) for text in rows["Search's choice"] + rows["Network's top 5"])
 
 

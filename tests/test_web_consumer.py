@@ -232,8 +232,12 @@ def test_position_analysis_features_and_game_analysis_stream(settings) -> None:
         await ws.send_json_to({"type": "play", "move": "A1"})
         assert "review board" in (await receive_until(ws, lambda m: m["type"] == "error"))["message"]
 
+        other = await connect(game.pk, key)  # another tab: told too, so it drops the old analysis
+        await receive_until(other, is_state)
         await ws.send_json_to({"type": "analyze_game"})
         started = await receive_until(ws, lambda m: m["type"] == "analysis_started")
+        assert (await receive_until(other, lambda m: m["type"] == "analysis_started")) == started
+        await other.disconnect()
         progress = [await receive_until(ws, lambda m: m["type"] == "progress") for _ in range(6)]
         assert [p["done"] for p in progress] == [1, 2, 3, 4, 5, 6] and progress[0]["total"] == 6
         assert progress[0]["entry"]["played"] == "E5" and progress[0]["entry"]["played_rank"] >= 1

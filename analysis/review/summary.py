@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 CLASSES = ("blunder", "mistake", "inaccuracy", "slack", "fine", "good")
-PLURALS = ("blunders", "mistakes", "inaccuracies", "slack", "fine", "good")
+PLURALS = ("blunders", "mistakes", "inaccuracies", "slack", "fine", "good")  # "1 blunder": a final "s" off
 POINT_BOUNDS = (12.0, 6.0, 3.0, 1.5, 0.5)  # the least loss of each class but the last
 WINRATE_BOUNDS = (0.20, 0.10, 0.05, 0.02, 0.01)
 TOP = 5  # "among the network's top moves"
@@ -56,13 +56,21 @@ def summary_line(color: str, summary: dict) -> str:
     ``Black: 120 moves judged, mean loss 1.8 points; 2 blunders, ... 54 good; search's choice 35%,
     network's top 5 70%``."""
     mean, by_points = summary["mean_loss"], summary["measure"] == "points"
-    loss = "n/a" if mean is None else (f"{mean:.1f} points" if by_points else f"{100 * mean:.1f}%")
-    classes = ", ".join(f"{n} {name}" for n, name in zip(summary["classes"], PLURALS, strict=True))
+    loss = "n/a" if mean is None else (f"{mean:.2f} points" if by_points else f"{100 * mean:.2f}%")
+    classes = ", ".join(f"{n} {_singular(name) if n == 1 else name}"
+                        for n, name in zip(summary["classes"], PLURALS, strict=True))
     shares = [f"{label} {'n/a' if share is None else f'{100 * share:.0f}%'}"
               for label, share in (("search's choice", summary["best"]), ("network's top 5", summary["top"]))]
     name = "Black" if color == "B" else "White"
     moves = f"{summary['moves']} move{'' if summary['moves'] == 1 else 's'}"
     return f"{name}: {moves} judged, mean loss {loss}; {classes}; {', '.join(shares)}"
+
+
+def _singular(plural: str) -> str:
+    """``blunder`` for ``blunders``, ``inaccuracy`` for ``inaccuracies``; ``slack`` as it is."""
+    if plural.endswith("ies"):
+        return plural[:-3] + "y"
+    return plural[:-1] if plural.endswith("s") else plural
 
 
 def move_loss(move: dict, measure: str) -> float:

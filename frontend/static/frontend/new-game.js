@@ -24,16 +24,16 @@ handicap.addEventListener("input", propose);
 rules.addEventListener("change", propose);
 
 // The clock's settings show only for a game with a clock; the periods only for byo-yomi and Canadian.
-// Each field is named for the chosen clock, and a Canadian clock proposes its usual period (25
-// moves in 5 minutes) in place of byo-yomi's (5 periods of 30 seconds) when chosen, unless the
-// player typed a period.
+// Each field is named for the chosen clock, and each clock proposes its usual overtime when chosen
+// (5 periods of 30 seconds, 25 moves in 5 minutes, an increment of 10 seconds), unless the player
+// typed one.
 const { time_system: clockSystem, time_main: mainTime, time_period: period, time_periods: periods } = form.elements;
 const LABELS = {
   byoyomi: ["Byo-yomi period (seconds)", "Byo-yomi periods (none: absolute time)"],
   canadian: ["Canadian period (seconds)", "Moves to make in each Canadian period"],
   fischer: ["Increment after each move (seconds)", ""],
 };
-const PROPOSED = { byoyomi: ["30", "5"], canadian: ["300", "25"] };
+const PROPOSED = { byoyomi: ["30", "5"], canadian: ["300", "25"], fischer: ["10", null] };
 let typedPeriod = false;
 
 /** Show a field only if the clock uses it; a hidden one is disabled too (not sent, not checked). */
@@ -60,7 +60,11 @@ function showClockFields() {
 /** A new clock chosen: its fields, and its usual period unless the player typed one. */
 function chooseClock() {
   const system = clockSystem.value;
-  if (!typedPeriod && PROPOSED[system]) [period.value, periods.value] = PROPOSED[system];
+  if (!typedPeriod && PROPOSED[system]) {
+    const [seconds, count] = PROPOSED[system];
+    period.value = seconds;
+    if (count !== null) periods.value = count;
+  }
   showClockFields();
 }
 

@@ -35,10 +35,10 @@ function row(label, title, cells) {
   return tr;
 }
 
-/** The mean loss of player summary `s` in its measure: "1.8 points" or "3.2%". */
+/** The mean loss of player summary `s` in its measure: "1.83 points" or "3.20%". */
 function meanLoss(s) {
   if (s.mean_loss === null) return "–";
-  return s.measure === "points" ? `${s.mean_loss.toFixed(1)} points` : `${(100 * s.mean_loss).toFixed(1)}%`;
+  return s.measure === "points" ? `${s.mean_loss.toFixed(2)} points` : `${(100 * s.mean_loss).toFixed(2)}%`;
 }
 
 /** Show `summary` ({B, W}, or null: nothing analysed yet) in the page's summary table. */
