@@ -68,6 +68,23 @@ def test_cancelling_saves_the_positions_done() -> None:
     assert message["point_mistakes"] == mistakes(analysis.results, len(analysis.results), by="score")
 
 
+def test_a_deeper_analysis_cancelled_leaves_the_complete_one_made_before() -> None:
+    complete = review_analysis()
+    while game_analysis.run_chunk(complete.pk, FavouriteEvaluator(0), chunk=6).more:
+        pass
+    deeper = Analysis.objects.create(game=complete.game, results=[], visits=16)
+    game_analysis.run_chunk(deeper.pk, FavouriteEvaluator(0), chunk=2)
+    Analysis.objects.filter(pk=deeper.pk).update(cancel_requested=True)
+    outcome = game_analysis.run_chunk(deeper.pk, FavouriteEvaluator(0), chunk=2)
+    assert outcome.status == "cancelled"
+    message = outcome.last_message  # the page shows the complete analysis again
+    assert message["type"] == "analysis_state" and message["analysis"] == complete.pk
+    assert message["status"] == "done" and len(message["results"]) == 6 and message["summary"]
+    assert board.analysis_state(complete.game.pk) == message  # and so does a reload, and the SGF
+    game = complete.game
+    assert game_analysis.latest_of(game, games.record_of(game), with_results=True) == complete
+
+
 def test_the_end_of_a_counted_game_against_the_bot_is_counted_with_the_players_dead_stones() -> None:
     game = make_game("owner")
     game.sgf = "(;GM[1]FF[4]SZ[9]KM[7.5];B[ee];W[cc];B[];W[])"

@@ -15,7 +15,6 @@ from django.db import transaction
 from analysis.features import FEATURE_SETS, extract
 from analysis.go.coords import to_gtp
 from analysis.review.query import PositionQuery
-from analysis.review.report import ranked_mistakes
 from analysis.sgf import replay
 from frontend.models import Analysis, Game
 from frontend.services import depth as depths
@@ -278,17 +277,5 @@ def analysis_state(game_id: int) -> dict | None:
     (none, or one of moves since undone or added)."""
     game = Game.objects.get(pk=game_id)
     latest = game_analysis.latest_of(game, games.record_of(game))
-    if latest is None:
-        return None
-    return {
-        "type": "analysis_state",
-        "analysis": latest.pk,
-        "status": latest.status,
-        "total": latest.total,
-        "visits": latest.visits,
-        "record": latest.record_fingerprint,
-        "error": latest.error,
-        "results": latest.results,
-        **ranked_mistakes(latest.results),
-    }
+    return None if latest is None else game_analysis.state_message(latest)
 

@@ -93,9 +93,8 @@ def run_chunk(analysis_id: int, evaluator: Evaluator, chunk: int) -> ChunkOutcom
         if Analysis.objects.filter(pk=analysis_id, cancel_requested=True).exists():
             if not _save(analysis_id, start, new, Status.CANCELLED):
                 return ChunkOutcome("superseded", start)
-            cancelled = {"type": "analysis_cancelled", "analysis": analysis_id, "record": key, "done": k,
-                         **ranked_mistakes(Analysis.objects.get(pk=analysis_id).results)}
-            return ChunkOutcome(Status.CANCELLED, k, game_id=game_id, last_message=cancelled)
+            return ChunkOutcome(Status.CANCELLED, k, game_id=game_id,
+                                last_message=_cancelled_message(analysis_id, key, game, record, k))
         entry = game_entry(position, next_move, k, evaluator, visits, game.rules, dead)
         new.append(entry)
         notify.to_group(
@@ -112,6 +111,17 @@ def run_chunk(analysis_id: int, evaluator: Evaluator, chunk: int) -> ChunkOutcom
     results = Analysis.objects.get(pk=analysis_id).results
     finished = {"type": "analysis_done", "analysis": analysis_id, "record": key, **ranked_mistakes(results)}
     return ChunkOutcome(status, done, game_id=game_id, last_message=finished)
+
+
+def _cancelled_message(analysis_id: int, key: str, game: Game, record: GameRecord, done: int) -> dict:
+    """The message that ends a cancelled analysis: ``analysis_cancelled`` with the mistakes of the
+    ``done`` positions, or, when a complete analysis of the game was made before, that one's
+    ``analysis_state`` (the page shows it again)."""
+    kept = latest_of(game, record)
+    if kept is not None and kept.pk != analysis_id:
+        return state_message(kept)
+    return {"type": "analysis_cancelled", "analysis": analysis_id, "record": key, "done": done,
+            **ranked_mistakes(Analysis.objects.get(pk=analysis_id).results)}
 
 
 def record_key(game: Game, record: GameRecord) -> str:
@@ -139,10 +149,33 @@ def is_current(analysis: Analysis, game: Game, record: GameRecord) -> bool:
 
 def latest_of(game: Game, record: GameRecord, with_results: bool = False) -> Analysis | None:
     """Return the game's latest analysis (with some results, given ``with_results``) if it is
-    :func:`is_current`, else None."""
+    :func:`is_current`, else None; but when that one stopped short (cancelled or failed), the
+    latest complete analysis of the game as it stands, if there is one: starting a deeper
+    analysis and cancelling it does not lose the whole one made before."""
     analyses = game.analyses.exclude(results=[]) if with_results else game.analyses.all()
     latest = analyses.first()
-    return latest if latest is not None and is_current(latest, game, record) else None
+    if latest is None or not is_current(latest, game, record):
+        return None
+    if latest.status in (Status.CANCELLED, Status.FAILED):
+        complete = (a for a in game.analyses.filter(status=Status.DONE) if is_current(a, game, record))
+        return next(complete, latest)
+    return latest
+
+
+def state_message(analysis: Analysis) -> dict:
+    """Return ``analysis`` as an ``analysis_state`` message (docs/protocol.md): its status, results,
+    mistakes and summary."""
+    return {
+        "type": "analysis_state",
+        "analysis": analysis.pk,
+        "status": analysis.status,
+        "total": analysis.total,
+        "visits": analysis.visits,
+        "record": analysis.record_fingerprint,
+        "error": analysis.error,
+        "results": analysis.results,
+        **ranked_mistakes(analysis.results),
+    }
 
 
 def abandon_before(moment: datetime) -> int:

@@ -93,6 +93,7 @@ export function followWholeGameAnalysis(socket, review, { render, showGraph, go,
     });
     setProgress(Math.max(m.total, 1), m.results.length);
     setAnalysing(m.status === "pending" || m.status === "running");
+    if (m.status === "done") status("Analysis complete.");
     if (m.status === "cancelled") status(cancelledText(m.results.length));
     if (m.status === "failed") status(`The last analysis failed: ${m.error}.`);
     if (m.results.length) keepMistakes(m);
