@@ -307,16 +307,19 @@ class _Validation:
         """Whether ``samples`` has reached the next validation."""
         return samples >= self.next
 
-    def run(self, model: torch.nn.Module, dtype: torch.dtype, samples: int, wall: float, rate: float) -> dict:
+    def run(self, model: torch.nn.Module, dtype: torch.dtype, samples: int, wall: float, rate: float,
+            average: WeightAverage | None = None) -> dict:
         """Validate ``model`` (its batch-norm statistics recomputed first, see
-        :mod:`analysis.train.precise_bn`), save it as ``best.pt`` if its top-1 is the best yet,
-        report and log the metrics, and return them (once per sample count: a run that ends where a
-        validation fell is not validated twice)."""
+        :mod:`analysis.train.precise_bn`), and its ``average`` when kept, save it as ``best.pt`` if
+        its top-1 is the best yet, report and log the metrics, and return the model's (once per
+        sample count: a run that ends where a validation fell is not validated twice)."""
         if self.last is not None and self.last[0] == samples:
             return self.last[1]
         self.calibration.apply(model)
         metrics = self.validator.run(model, dtype)
         self.last = (samples, metrics)
+        if average is not None:
+            self._run_average(average.averaged(model), dtype, samples, wall)
         self.next = (samples // self.every + 1) * self.every
         if metrics["top1"] > self.best:
             self.best = metrics["top1"]
@@ -330,9 +333,9 @@ class _Validation:
                         "val_value_log_loss": round(metrics.get("value_log_loss", math.nan), 4)})
         return metrics
 
-    def run_average(self, averaged: torch.nn.Module, dtype: torch.dtype, samples: int, wall: float) -> dict:
+    def _run_average(self, averaged: torch.nn.Module, dtype: torch.dtype, samples: int, wall: float) -> None:
         """Validate the moving average of the weights (``averaged``, its batch-norm statistics
-        recomputed first), report and log its metrics, and return them."""
+        recomputed first), and report and log its metrics."""
         self.calibration.apply(averaged)
         metrics = self.validator.run(averaged, dtype)
         print(f"average at {samples:,}: top1 {metrics['top1']:.4f} loss {metrics['policy_loss']:.4f} "
@@ -341,7 +344,6 @@ class _Validation:
                         "avg_top1": round(metrics["top1"], 4),
                         "avg_policy_loss": round(metrics["policy_loss"], 4),
                         "avg_value_log_loss": round(metrics.get("value_log_loss", math.nan), 4)})
-        return metrics
 
 
 def _validator(cfg: TrainConfig, config: Config, ladder: ladders.LadderSet | None) -> Validator | None:
@@ -409,11 +411,7 @@ def train(cfg: TrainConfig) -> dict:
                             wall_seconds=round(wall()), average_decay=average.decay)
 
     def validate() -> dict:
-        fresh = validation.last is None or validation.last[0] != samples
-        result = validation.run(model, dtype, samples, wall(), schedule.rate)
-        if average is not None and fresh:
-            validation.run_average(average.averaged(model), dtype, samples, wall())
-        return result
+        return validation.run(model, dtype, samples, wall(), schedule.rate, average)
 
     net.train()
     with stop_on_sigterm() as stop:

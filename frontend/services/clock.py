@@ -120,8 +120,12 @@ def expired(game: Game, now: float) -> str | None:
 def stop(game: Game) -> None:
     """Stop the clocks (scoring, the end of the game)."""
     if game.clock:
-        game.clock = {key: value for key, value in game.clock.items() if key != "paused"}
-        game.clock.update(turn=None, since=None)
+        game.clock = {**_without_pause(game.clock), "turn": None, "since": None}
+
+
+def _without_pause(clock: dict) -> dict:
+    """The clock JSON without its ``paused`` key."""
+    return {key: value for key, value in clock.items() if key != "paused"}
 
 
 def paused(game: Game) -> bool:
@@ -138,8 +142,7 @@ def pause(game: Game, now: float) -> None:
 def resume(game: Game, now: float) -> None:
     """Run the paused turn's clock again from ``now``, with the seconds it had run before the pause."""
     if paused(game):
-        clock = {key: value for key, value in game.clock.items() if key != "paused"}
-        game.clock = {**clock, "since": now - game.clock["paused"]}
+        game.clock = {**_without_pause(game.clock), "since": now - game.clock["paused"]}
 
 
 def restart(game: Game, color: str, now: float) -> None:

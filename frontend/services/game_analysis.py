@@ -157,8 +157,9 @@ def latest_of(game: Game, record: GameRecord, with_results: bool = False) -> Ana
     if latest is None or not is_current(latest, game, record):
         return None
     if latest.status in (Status.CANCELLED, Status.FAILED):
-        complete = (a for a in game.analyses.filter(status=Status.DONE) if is_current(a, game, record))
-        return next(complete, latest)
+        done = game.analyses.filter(status=Status.DONE).defer("results")  # judged without their results
+        complete = next((a.pk for a in done if is_current(a, game, record)), None)
+        return latest if complete is None else Analysis.objects.get(pk=complete)
     return latest
 
 

@@ -8,7 +8,7 @@ import { pointOf, toGtp } from "./coords.js";
 import { $, checked } from "./dom.js";
 import { draw, pointAt } from "./goban.js";
 import { moveNumbers } from "./move-numbers.js";
-import { GameClock } from "./play/clock.js";
+import { GameClock, isPaused } from "./play/clock.js";
 import { ScoreEstimate } from "./play/estimate.js";
 import { showState } from "./play/panel.js";
 
@@ -67,11 +67,6 @@ function boardView(state, human, hover, territory) {
     ghost: canPlay ? { point: hover, color: human } : null,
     territory,
   };
-}
-
-/** Whether the game of `state` has its clock paused. */
-function isPaused(state) {
-  return Boolean(state && state.clock && state.clock.paused);
 }
 
 /** A click on point `p` (or null, off the board): a move while playing, a toggle while scoring. */

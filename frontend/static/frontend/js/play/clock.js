@@ -56,6 +56,11 @@ export class GameClock {
   }
 }
 
+/** Whether the game of the state message `m` has its clock paused. */
+export function isPaused(m) {
+  return Boolean(m && m.clock && m.clock.paused);
+}
+
 /**
  * A player's time after `spent` seconds of the turn, under the clock `c` (as analysis/play/clock.py
  * counts it): `main` seconds of main time, byo-yomi `periods` left (Canadian: the period's moves

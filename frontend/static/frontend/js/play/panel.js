@@ -2,6 +2,7 @@
 
 import { COLOR_NAMES } from "../colors.js";
 import { $ } from "../dom.js";
+import { isPaused } from "./clock.js";
 
 /** Show the `state` message `m` to the player of colour `human`. */
 export function showState(m, human) {
@@ -12,7 +13,7 @@ export function showState(m, human) {
   const bonus = s && s.handicap_bonus ? ` and ${s.handicap_bonus} for the handicap` : "";
   $("score").textContent = s ? `Score: black ${s.black}, white ${s.white} (komi ${s.komi}${bonus} included) → ${s.result}` : "";
   $("accept").hidden = m.phase !== "scoring";
-  const paused = Boolean(m.clock && m.clock.paused);
+  const paused = isPaused(m);
   $("pass").disabled = m.phase !== "playing" || paused;
   $("resign").disabled = m.phase !== "playing";
   $("undo").disabled = m.phase === "finished" || paused;
@@ -29,7 +30,7 @@ function statusText(m, human) {
   if (m.phase === "scoring") {
     return "Both passed. Click stones to mark them dead or alive, then accept the score.";
   }
-  if (m.clock && m.clock.paused) return "Paused: resume the clock to play on.";
+  if (isPaused(m)) return "Paused: resume the clock to play on.";
   if (m.to_play !== human) return "The bot is thinking…";
   const passed = m.bot_move === "pass" ? " — the bot passed" : "";
   return `Your move (${COLOR_NAMES[human]}), move ${m.move_number + 1}${passed}`;
