@@ -22,6 +22,7 @@ from analysis.nets.golois import GoloisConfig, GoloisNet
 from analysis.sgf.results import result_value
 from analysis.train import precise_bn
 from analysis.train.__main__ import main as train_main
+from analysis.train.__main__ import parser as train_parser
 from analysis.train.averaging import WeightAverage
 from analysis.train.batch import Batch
 from analysis.train.data import PositionSampler, fixed_positions
@@ -149,6 +150,23 @@ def test_the_consistency_loss_is_the_squared_gap_of_a_pairs_win_chances_from_one
     assert losses(_FixedValues([agree, agree, agree, agree]), tensors, centered)[1]["consistency"] == 0.0
     _, parts = losses(_FixedValues([agree, agree, agree, -agree]), tensors, centered)
     assert parts["consistency"] == pytest.approx(0.04, abs=1e-5)  # gaps 0.4 and 0: 0.2 either side
+
+
+def test_the_value_loss_counts_value_weight_times_and_the_command_line_sets_it(games: Path) -> None:
+    sampler = PositionSampler([str(games)], "golois", pool_size=1, shuffle_buffer=1, seed=5, value_rate=1.0)
+    tensors = sampler.batch(4).tensors()
+    logits = [0.3, -0.2, 1.0, -1.5]
+
+    def weighted(weight: float) -> tuple:
+        cfg = TrainConfig(preset="golois-b4c48", data=[], value_weight=weight)
+        return losses(_FixedValues(logits), tensors, cfg)
+
+    plain, heavy = weighted(1.0), weighted(1.5)
+    assert plain[1]["value"] == pytest.approx(heavy[1]["value"]) and plain[1]["value"] > 0
+    assert heavy[0].item() - plain[0].item() == pytest.approx(0.5 * plain[1]["value"], abs=1e-5)
+    args = train_parser().parse_args(["--data", "x", "--value-weight", "1.5"])
+    assert args.value_weight == 1.5
+    assert train_parser().parse_args(["--data", "x"]).value_weight == TrainConfig.value_weight
 
 
 def test_precise_bn_gives_the_evaluation_mode_net_its_batch_statistics(games: Path, monkeypatch) -> None:

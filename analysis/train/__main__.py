@@ -30,6 +30,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--lr", type=float, default=0.002)
     p.add_argument("--restart-lr", type=float, default=0.0,
                    help="with --resume, set the learning rate to this and restart the plateau schedule")
+    p.add_argument("--value-weight", type=float, default=TrainConfig.value_weight,
+                   help="weight of the value head's loss (the policy's is 1)")
     p.add_argument("--value-rate", type=float, default=1.0,
                    help="fraction of positions that train the value head (the rest train the policy only)")
     p.add_argument("--consistency-weight", type=float, default=0.0,
