@@ -21,6 +21,7 @@ BENCHES = {
     "features": "analysis.bench.features",
     "mcts": "analysis.bench.mcts",
     "nn": "analysis.bench.nn",
+    "probe": "analysis.bench.probe",
     "score": "analysis.bench.score",
     "scoring": "analysis.bench.scoring",
     "train": "analysis.bench.train",

@@ -79,6 +79,10 @@ class PolicyValueNet(nn.Module):
         out = self.forward_all(x, legal)
         return out["policy"], out.get("value")
 
+    def trunk_features(self, x: torch.Tensor) -> torch.Tensor:
+        """(N, in_planes, H, W) -> (N, channels, H, W): what every head reads."""
+        return self.trunk(self.input(x))
+
     def forward_all(self, x: torch.Tensor, legal: torch.Tensor | None = None) -> dict[str, torch.Tensor]:
         """(N, in_planes, H, W), legal (N, H*W + 1) bool or None -> every head by name:
         ``policy`` (N, future_moves, H*W + 1) logits, ``value`` (N,) win logit, ``ownership``
@@ -87,7 +91,7 @@ class PolicyValueNet(nn.Module):
         in points, to add to the score heads' margins: the heads the config has, all for the
         player to move.
         """
-        h = self.trunk(self.input(x))
+        h = self.trunk_features(x)
         heads = [head(h, legal if i == 0 else None) for i, head in enumerate(self.policy)]
         out = {"policy": torch.stack(heads, dim=1)}
         if self.value is not None:
