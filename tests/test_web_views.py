@@ -275,7 +275,7 @@ def test_api_analyze_katago_style(client) -> None:
         "boardXSize": 9,
         "komi": 7,
         "rules": "chinese",
-        "maxVisits": 24,
+        "maxVisits": 48,  # batches of 8 under virtual loss: 23 visits can all go to new moves
         "includePolicy": True,
     }
     response = client.post("/api/analyze", query, content_type="application/json")
@@ -283,17 +283,17 @@ def test_api_analyze_katago_style(client) -> None:
     body = response.json()
     assert body["id"] == "q1" and body["turnNumber"] == 2
     infos = body["moveInfos"]
-    assert 2 <= len(infos) <= 23
+    assert 2 <= len(infos) <= 47
     fields = {"move", "order", "prior", "visits", "winrate", "scoreLead", "pv"}
     assert all(set(info) == fields for info in infos)
     assert [info["order"] for info in infos] == list(range(len(infos)))
     visits = [info["visits"] for info in infos]
-    assert visits == sorted(visits, reverse=True) and sum(visits) == 23  # the root's own visit + 23
+    assert visits == sorted(visits, reverse=True) and sum(visits) == 47  # the root's own visit + 47
     assert all(0 <= info["winrate"] <= 1 and info["pv"][0] == info["move"] for info in infos)
     assert max(len(info["pv"]) for info in infos) >= 2  # the search went deeper than one move
     root = body["rootInfo"]
     scored = engine.network().info["config"].get("score_head", "")  # the default network's heads
-    assert root == {"currentPlayer": "B", "winrate": root["winrate"], "visits": 24,
+    assert root == {"currentPlayer": "B", "winrate": root["winrate"], "visits": 48,
                     "scoreLead": root["scoreLead"], "scoreStdev": root["scoreStdev"]}
     assert (root["scoreLead"] is None) == (not scored)
     assert all((i["scoreLead"] is None) == (not scored) for i in infos)
