@@ -31,6 +31,8 @@ from analysis.train.loop import TrainConfig, planes, train
 from analysis.train.losses import losses
 from analysis.train.precise_bn import SILENT, VAR_FLOOR, Calibration
 from analysis.train.schedule import PlateauHalving
+from analysis.train.ship_average import main as ship_average_main
+from analysis.train.ship_average import ship_average
 
 ROOT = Path(__file__).resolve().parents[1]
 MOVES = ["pd", "dp", "pq", "dd", "qk", "nc", "pf", "pb", "qc", "kc", "fq", "cn", "jp", "qo"]
@@ -303,6 +305,29 @@ def test_a_run_with_an_average_saves_it_and_a_resumed_run_continues_it(tmp_path:
     for name, value in later["average"]["params"].items():
         expected = 0.5 * state["average"]["params"][name] + 0.5 * later["model"][name]
         assert torch.allclose(value, expected), name
+
+
+def test_ship_average_rebuilds_the_runs_average_from_its_training_state(tmp_path: Path, games: Path) -> None:
+    train(replace(short_run(tmp_path, games, "first", None, 32), average_decay=0.5))
+    shipped = ship_average(tmp_path / "first" / "last.pt", tmp_path / "shipped.pt", [str(games)])
+    saved = checkpoint.load(tmp_path / "first" / "average.pt")  # what the run itself wrote
+    assert shipped["samples"] == 32 and shipped["preset"] == "golois-b4c48"
+    assert not {"optimizer", "schedule", "average", "rng"} & set(shipped)
+    assert shipped["model"].keys() == saved["model"].keys()
+    for name, value in saved["model"].items():  # parameters and recomputed batch-norm statistics
+        assert torch.allclose(shipped["model"][name].float(), value.float(), atol=1e-6), name
+
+
+def test_ship_average_refuses_a_state_without_an_average(tmp_path: Path, games: Path,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    train(short_run(tmp_path, games, "first", None, 16))
+    state = str(tmp_path / "first" / "last.pt")
+    target = tmp_path / "shipped.pt"
+    with pytest.raises(ValueError, match="no moving average"):
+        ship_average(state, target, [str(games)])
+    assert ship_average_main([state, str(target), "--data", str(games)]) == 2
+    assert "no moving average" in capsys.readouterr().err and not target.exists()
+    assert ship_average_main([str(tmp_path / "missing.pt"), str(target), "--data", str(games)]) == 2
 
 
 def test_a_new_run_from_another_nets_weights_averages_from_those_weights(tmp_path: Path, games: Path) -> None:

@@ -22,7 +22,7 @@ import os
 import random
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -131,6 +131,13 @@ class _Stream(IterableDataset):
 def planes(samples: list[Example], config: Config) -> torch.Tensor:
     """Return the input planes (N, planes, n, n) of fixed ``samples`` for a net of ``config``."""
     return torch.from_numpy(get_feature_set(config.feature_set).extract_batch([s.context() for s in samples]))
+
+
+def calibration(data: str | Sequence[str], config: Config) -> Calibration:
+    """Return the fixed training positions of ``data`` that a run recomputes its batch norms'
+    statistics over (:mod:`analysis.train.precise_bn`), for a net of ``config``."""
+    return Calibration(planes(
+        fixed_positions(data, precise_bn.POSITIONS, seed=precise_bn.SEED, target=config.target), config))
 
 
 class Validator:
@@ -384,12 +391,10 @@ def train(cfg: TrainConfig) -> dict:
     run_dir = Path(cfg.run_dir)
     log = CsvLog(run_dir / "log.csv")
     validator = _validator(cfg, run.config, ladder) if rank == 0 else None
-    calibration = None if rank else Calibration(planes(
-        fixed_positions(cfg.data, precise_bn.POSITIONS, seed=precise_bn.SEED, target=run.config.target),
-        run.config))
+    calibrated = None if rank else calibration(cfg.data, run.config)
     validation = None if validator is None else _Validation(
         validator, cfg.validate_every, samples, metrics.get("top1", -1.0), log, run_dir, run.preset,
-        calibration)
+        calibrated)
     if rank == 0:
         run_dir.mkdir(parents=True, exist_ok=True)
     progress = _Progress(log, cfg.batch_size * world, rank == 0 and cfg.progress)
@@ -399,14 +404,14 @@ def train(cfg: TrainConfig) -> dict:
         return run.wall + time.time() - started
 
     def save_checkpoint() -> None:
-        calibration.apply(model)  # the saved running statistics are the weights' own
+        calibrated.apply(model)  # the saved running statistics are the weights' own
         extra = {} if average is None else {"average": average.state_dict()}
         checkpoint.save(run_dir / "last.pt", model, run.preset, optimizer=optimizer.state_dict(),
                         schedule=schedule.state_dict(), samples=samples, wall_seconds=wall(),
                         rng={"torch": torch.get_rng_state()}, metrics=metrics, **extra)
         if average is not None:
             averaged = average.averaged(model)
-            calibration.apply(averaged)
+            calibrated.apply(averaged)
             checkpoint.save(run_dir / "average.pt", averaged, run.preset, samples=samples,
                             wall_seconds=round(wall()), average_decay=average.decay)
 

@@ -1,0 +1,69 @@
+"""``python -m analysis.train.ship_average STATE TARGET --data PATH...``: ship the moving average
+of the weights that a training state keeps.
+
+A run with ``--average-decay`` writes its average as ``average.pt`` in its run directory, but the
+run directory does not outlive a session on the development machines; the committed training
+state (``weights/training/NAME.pt``) keeps the average's parameters under ``average``.  This
+rebuilds the averaged net from them, recomputes its batch norms' statistics over the same fixed
+training positions the run uses (:mod:`analysis.train.precise_bn`: the averaged parameters
+have no statistics of their own) and writes it as a shipped checkpoint (no optimizer), as
+:func:`analysis.nets.checkpoint.ship` writes a run's ``average.pt``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+
+from analysis.nets import checkpoint
+from analysis.nets.presets import build, config_from_dict
+from analysis.train.averaging import WeightAverage
+from analysis.train.loop import calibration
+
+
+def ship_average(state_path: str | os.PathLike, target: str | os.PathLike, data: Sequence[str]) -> dict:
+    """Write the moving average kept in the training state at ``state_path`` to ``target`` as a
+    shipped checkpoint, its batch-norm statistics recomputed over ``data``'s fixed calibration
+    positions (the training data the run used); return what was written (its ``samples`` and
+    ``wall_seconds`` are the state's).
+
+    Raises FileNotFoundError or CheckpointError for a bad state file, ValueError for a state
+    without an average, KeyError when the average does not fit the state's network.
+    """
+    state = checkpoint.load(state_path)
+    if "average" not in state:
+        raise ValueError(f"{state_path}: no moving average of the weights in this state "
+                         "(train with --average-decay)")
+    config = config_from_dict(state["config"])
+    model = build(config)
+    model.load_state_dict(state["model"])
+    average = WeightAverage(model, state["average"]["decay"])
+    average.load_state_dict(state["average"])
+    averaged = average.averaged(model)
+    calibration(data, config).apply(averaged)
+    checkpoint.save(target, averaged, state["preset"], samples=state.get("samples", 0),
+                    wall_seconds=round(state.get("wall_seconds", 0)))
+    return checkpoint.load(target)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Ship the average (see the module's docstring); exit 2 with the reason on a bad state."""
+    p = argparse.ArgumentParser(prog="python -m analysis.train.ship_average", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("state", help="a training state saved with its average (weights/training/NAME.pt)")
+    p.add_argument("target", help="the shipped file to write (e.g. weights/policy.pt)")
+    p.add_argument("--data", nargs="+", required=True, help="the training data the run used")
+    args = p.parse_args(argv)
+    try:
+        shipped = ship_average(args.state, args.target, args.data)
+    except (OSError, ValueError, KeyError, checkpoint.CheckpointError) as exc:
+        print(f"ship_average: {exc}", file=sys.stderr)
+        return 2
+    print(f"{args.target}: {shipped['preset']}, the average at {shipped['samples']:,} samples")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
