@@ -17,7 +17,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from analysis.nets import checkpoint
+from analysis.nets import checkpoint, precision
 from analysis.nets.presets import build, config_from_dict
 from analysis.train.averaging import WeightAverage
 from analysis.train.loop import calibration
@@ -37,13 +37,13 @@ def ship_average(state_path: str | os.PathLike, target: str | os.PathLike, data:
         raise ValueError(f"{state_path}: no moving average of the weights in this state "
                          "(train with --average-decay)")
     config = config_from_dict(state["config"])
-    model = build(config)
+    model = build(config).to(precision.default_device())  # where the calibration's batches go
     model.load_state_dict(state["model"])
     average = WeightAverage(model, state["average"]["decay"])
     average.load_state_dict(state["average"])
     averaged = average.averaged(model)
     calibration(data, config).apply(averaged)
-    checkpoint.save(target, averaged, state["preset"], samples=state.get("samples", 0),
+    checkpoint.save(target, averaged.cpu(), state["preset"], samples=state.get("samples", 0),
                     wall_seconds=round(state.get("wall_seconds", 0)))
     return checkpoint.load(target)
 
