@@ -328,6 +328,23 @@ def test_ship_average_refuses_a_state_without_an_average(tmp_path: Path, games: 
     assert ship_average_main([state, str(target), "--data", str(games)]) == 2
     assert "no moving average" in capsys.readouterr().err and not target.exists()
     assert ship_average_main([str(tmp_path / "missing.pt"), str(target), "--data", str(games)]) == 2
+    assert "missing.pt" in capsys.readouterr().err and not target.exists()
+
+
+def test_ship_average_refuses_a_misfit_average_and_will_not_overwrite_the_state(tmp_path: Path,
+                                                                              games: Path) -> None:
+    train(replace(short_run(tmp_path, games, "first", None, 16), average_decay=0.5))
+    state_path = tmp_path / "first" / "last.pt"
+    with pytest.raises(ValueError, match="the training state itself"):
+        ship_average(state_path, state_path, [str(games)])
+    assert "average" in checkpoint.load(state_path)  # untouched
+    state = checkpoint.load(state_path)
+    name = next(iter(state["average"]["params"]))
+    state["average"]["params"][name] = torch.zeros(3)  # a tensor of another shape
+    torch.save(state, tmp_path / "misfit.pt")
+    with pytest.raises(checkpoint.CheckpointError, match="do not fit"):
+        ship_average(tmp_path / "misfit.pt", tmp_path / "shipped.pt", [str(games)])
+    assert not (tmp_path / "shipped.pt").exists()
 
 
 def test_a_new_run_from_another_nets_weights_averages_from_those_weights(tmp_path: Path, games: Path) -> None:

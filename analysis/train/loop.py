@@ -135,9 +135,15 @@ def planes(samples: list[Example], config: Config) -> torch.Tensor:
 
 def calibration(data: str | Sequence[str], config: Config) -> Calibration:
     """Return the fixed training positions of ``data`` that a run recomputes its batch norms'
-    statistics over (:mod:`analysis.train.precise_bn`), for a net of ``config``."""
-    return Calibration(planes(
-        fixed_positions(data, precise_bn.POSITIONS, seed=precise_bn.SEED, target=config.target), config))
+    statistics over (:mod:`analysis.train.precise_bn`), for a net of ``config``.
+
+    Raises FileNotFoundError for a missing path, ValueError when ``data`` has no game to take a
+    position from.
+    """
+    positions = fixed_positions(data, precise_bn.POSITIONS, seed=precise_bn.SEED, target=config.target)
+    if not positions:
+        raise ValueError(f"no 19x19 position to recompute the batch norms over in {data}")
+    return Calibration(planes(positions, config))
 
 
 class Validator:

@@ -16,6 +16,7 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from analysis.nets import checkpoint, precision
 from analysis.nets.presets import build, config_from_dict
@@ -29,19 +30,27 @@ def ship_average(state_path: str | os.PathLike, target: str | os.PathLike, data:
     positions (the training data the run used); return what was written (its ``samples`` and
     ``wall_seconds`` are the state's).
 
-    Raises FileNotFoundError or CheckpointError for a bad state file, ValueError for a state
-    without an average, KeyError when the average does not fit the state's network.
+    Raises FileNotFoundError for a missing state or data path; CheckpointError for a file that is
+    not a checkpoint of ours, or whose weights or average do not fit its network; ValueError for a
+    state without an average, a ``target`` that is the state itself, or data without a 19x19
+    game to calibrate on.
     """
+    if Path(target).resolve() == Path(state_path).resolve():
+        raise ValueError(f"{target}: the target is the training state itself; ship to another file")
     state = checkpoint.load(state_path)
     if "average" not in state:
         raise ValueError(f"{state_path}: no moving average of the weights in this state "
                          "(train with --average-decay)")
     config = config_from_dict(state["config"])
-    model = build(config).to(precision.default_device())  # where the calibration's batches go
-    model.load_state_dict(state["model"])
-    average = WeightAverage(model, state["average"]["decay"])
-    average.load_state_dict(state["average"])
-    averaged = average.averaged(model)
+    try:
+        model = build(config).to(precision.default_device())  # where the calibration's batches go
+        model.load_state_dict(state["model"])
+        average = WeightAverage(model, state["average"]["decay"])
+        average.load_state_dict(state["average"])
+        averaged = average.averaged(model)
+    except (KeyError, RuntimeError, TypeError, ValueError) as exc:
+        raise checkpoint.CheckpointError(f"{state_path}: its weights or average do not fit its "
+                                         f"network ({exc})") from exc
     calibration(data, config).apply(averaged)
     checkpoint.save(target, averaged.cpu(), state["preset"], samples=state.get("samples", 0),
                     wall_seconds=round(state.get("wall_seconds", 0)))
@@ -58,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     try:
         shipped = ship_average(args.state, args.target, args.data)
-    except (OSError, ValueError, KeyError, checkpoint.CheckpointError) as exc:
+    except (OSError, ValueError, checkpoint.CheckpointError) as exc:
         print(f"ship_average: {exc}", file=sys.stderr)
         return 2
     print(f"{args.target}: {shipped['preset']}, the average at {shipped['samples']:,} samples")
