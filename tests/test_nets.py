@@ -83,3 +83,8 @@ def test_bad_checkpoint_files_give_a_clear_error(tmp_path) -> None:
         checkpoint.load(tmp_path / "other.pt")
     with pytest.raises(FileNotFoundError):
         checkpoint.load(tmp_path / "missing.pt")
+    data = {"format": checkpoint.FORMAT, "preset": "tiny", "config": tiny().config.to_dict(),
+            "model": {k: v for k, v in tiny().state_dict().items() if "bn" not in k}}
+    torch.save(data, tmp_path / "misfit.pt")  # a config whose weights are not all there
+    with pytest.raises(checkpoint.CheckpointError, match="do not fit"):
+        checkpoint.load_model(tmp_path / "misfit.pt")

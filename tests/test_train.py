@@ -342,7 +342,7 @@ def test_ship_average_refuses_a_misfit_average_and_will_not_overwrite_the_state(
     name = next(iter(state["average"]["params"]))
     state["average"]["params"][name] = torch.zeros(3)  # a tensor of another shape
     torch.save(state, tmp_path / "misfit.pt")
-    with pytest.raises(checkpoint.CheckpointError, match="do not fit"):
+    with pytest.raises(checkpoint.CheckpointError, match="does not fit"):
         ship_average(tmp_path / "misfit.pt", tmp_path / "shipped.pt", [str(games)])
     assert not (tmp_path / "shipped.pt").exists()
 

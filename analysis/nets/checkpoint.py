@@ -88,6 +88,9 @@ def load_model(path: str | os.PathLike = DEFAULT_WEIGHTS) -> tuple[nn.Module, di
         model = build(config_from_dict(data["config"]))
     except (TypeError, ValueError) as exc:
         raise CheckpointError(f"{path}: bad config ({exc})") from exc
-    model.load_state_dict(data["model"])
+    try:
+        model.load_state_dict(data["model"])
+    except RuntimeError as exc:  # missing, unexpected or misshapen weights
+        raise CheckpointError(f"{path}: weights that do not fit its config ({exc})") from exc
     model.eval()
     return model, data

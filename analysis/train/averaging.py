@@ -54,9 +54,13 @@ class WeightAverage:
     def load_state_dict(self, state: dict) -> None:
         """Continue the average saved by :meth:`state_dict`, at this average's decay.
 
-        Raises KeyError when the saved parameters are not this model's.
+        Raises KeyError when the saved parameters are not this model's, ValueError when one has
+        another shape than the model's.
         """
         missing = set(self.params) ^ set(state["params"])
         if missing:
             raise KeyError(f"the saved average does not fit the model: {sorted(missing)[:5]}")
+        misshapen = [name for name, p in self.params.items() if state["params"][name].shape != p.shape]
+        if misshapen:
+            raise ValueError(f"the saved average does not fit the model's shapes: {misshapen[:5]}")
         self.params = {name: state["params"][name].float().clone() for name in self.params}

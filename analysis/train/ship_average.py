@@ -19,7 +19,6 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from analysis.nets import checkpoint, precision
-from analysis.nets.presets import build, config_from_dict
 from analysis.train.averaging import WeightAverage
 from analysis.train.loop import calibration
 
@@ -31,27 +30,25 @@ def ship_average(state_path: str | os.PathLike, target: str | os.PathLike, data:
     ``wall_seconds`` are the state's).
 
     Raises FileNotFoundError for a missing state or data path; CheckpointError for a file that is
-    not a checkpoint of ours, or whose weights or average do not fit its network; ValueError for a
-    state without an average, a ``target`` that is the state itself, or data without a 19x19
-    game to calibrate on.
+    not a checkpoint of ours, or whose config, weights or average do not fit its network;
+    ValueError for a state without an average, a ``target`` that is the state itself, or data
+    without a 19x19 game to calibrate on.
     """
     if Path(target).resolve() == Path(state_path).resolve():
         raise ValueError(f"{target}: the target is the training state itself; ship to another file")
-    state = checkpoint.load(state_path)
+    model, state = checkpoint.load_model(state_path)
     if "average" not in state:
         raise ValueError(f"{state_path}: no moving average of the weights in this state "
                          "(train with --average-decay)")
-    config = config_from_dict(state["config"])
+    model.to(precision.default_device())  # where the calibration's batches go
     try:
-        model = build(config).to(precision.default_device())  # where the calibration's batches go
-        model.load_state_dict(state["model"])
         average = WeightAverage(model, state["average"]["decay"])
         average.load_state_dict(state["average"])
-        averaged = average.averaged(model)
-    except (KeyError, RuntimeError, TypeError, ValueError) as exc:
-        raise checkpoint.CheckpointError(f"{state_path}: its weights or average do not fit its "
-                                         f"network ({exc})") from exc
-    calibration(data, config).apply(averaged)
+    except (KeyError, ValueError) as exc:
+        raise checkpoint.CheckpointError(
+            f"{state_path}: its average does not fit its network ({exc})") from exc
+    averaged = average.averaged(model)
+    calibration(data, model.config).apply(averaged)
     checkpoint.save(target, averaged.cpu(), state["preset"], samples=state.get("samples", 0),
                     wall_seconds=round(state.get("wall_seconds", 0)))
     return checkpoint.load(target)
