@@ -12,6 +12,7 @@ from analysis.go.diagram import parse_board
 from analysis.sgf import read_sgf
 from analysis.train.data import PositionSampler
 from analysis.train.final_owner import final_ownership
+from analysis.train.games import TrainingGame
 
 # Black's wall on column b, White's on column d, column c left as dame, and a white stone played
 # into Black's side at the end: dead.  By territory: Black 7 points + 1 prisoner, White 21 + 6.5.
@@ -32,7 +33,7 @@ def walls_game(result: str, rules: str = "RU[Korean]") -> str:
 
 
 def test_a_counted_game_gives_the_owners_once_its_dead_stones_are_taken_off() -> None:
-    owners = final_ownership(read_sgf(walls_game("W+19.5")))
+    owners = final_ownership(TrainingGame.from_record(read_sgf(walls_game("W+19.5"))))
     assert owners is not None and owners.dtype == np.float32
     assert owners.tolist() == FINAL_OWNERS.tolist()  # a1's dead white stone is Black's point
 
@@ -44,7 +45,7 @@ def test_a_counted_game_gives_the_owners_once_its_dead_stones_are_taken_off() ->
     walls_game("W+19.5").replace("W[aa]", "W[ba]"),  # does not replay
 ])
 def test_a_game_gives_no_ownership_target_unless_its_count_is_the_recorded_one(sgf: str) -> None:
-    assert final_ownership(read_sgf(sgf)) is None
+    assert final_ownership(TrainingGame.from_record(read_sgf(sgf))) is None
 
 
 def test_samples_carry_the_final_owners_for_the_mover_and_the_final_position_once(tmp_path: Path) -> None:

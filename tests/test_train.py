@@ -409,7 +409,8 @@ def test_torchrun_trains_with_two_cpu_processes_on_gloo(tmp_path: Path, games: P
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     cmd = [sys.executable, "-m", "torch.distributed.run", "--nproc-per-node", "2", "--master-port", "29517",
            "-m", "analysis.train", "--preset", "golois-b4c48", "--data", str(games), "--run-dir",
-           str(tmp_path / "ddp"), "--batch-size", "8", "--max-samples", "32", "--workers", "0", "--quiet"]
+           str(tmp_path / "ddp"), "--batch-size", "8", "--max-samples", "32", "--workers", "0", "--quiet",
+           "--device", "cpu", "--ddp-backend", "gloo"]
     done = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, env=env, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     saved = checkpoint.load(tmp_path / "ddp" / "last.pt")

@@ -113,3 +113,25 @@ def describe(dtype: torch.dtype) -> str:
 def default_device() -> torch.device:
     """Return CUDA when a GPU is available, else the CPU."""
     return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+def device_named(name: str) -> torch.device:
+    """Return the device called ``name``: ``auto`` (:func:`default_device`), ``cpu``, ``cuda`` or
+    ``cuda:N``.  Raises ValueError for another name, or for CUDA on a machine without it."""
+    if name == "auto":
+        return default_device()
+    try:
+        device = torch.device(name)
+    except RuntimeError:
+        raise ValueError(f"unknown device {name!r}; use auto, cpu or cuda") from None
+    if device.type not in ("cpu", "cuda"):
+        raise ValueError(f"unknown device {name!r}; use auto, cpu or cuda")
+    if device.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError(f"device {name!r}: this machine has no CUDA GPU")
+    return device
+
+
+def device_of(model: torch.nn.Module) -> torch.device:
+    """Return the device ``model``'s parameters are on (the CPU for a model without any)."""
+    first = next(model.parameters(), None)
+    return first.device if first is not None else torch.device("cpu")

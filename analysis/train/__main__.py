@@ -12,9 +12,10 @@ import argparse
 import json
 import sys
 
+from analysis.nets import precision
 from analysis.nets.presets import PRESETS
 from analysis.train import ladder_set as ladders
-from analysis.train.loop import TrainConfig, train
+from analysis.train.loop import DDP_BACKENDS, TrainConfig, train
 
 
 def parser() -> argparse.ArgumentParser:
@@ -57,6 +58,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--dtype", choices=["auto", "float32", "bfloat16"], default="auto",
                    help="auto: bf16 only where the hardware has it and it measures faster")
+    p.add_argument("--device", default="auto", help="auto (CUDA when available), cpu, cuda or cuda:N")
+    p.add_argument("--ddp-backend", choices=list(DDP_BACKENDS), default="auto",
+                   help="under torchrun: auto picks nccl when every local rank has its own GPU, else gloo")
     p.add_argument("--ladder-set", action="store_true",
                    help="train on the ladder positions of --data (Tang & Kaneko's ladder set, 85%% of its "
                         "games) and validate on the other 15%%, instead of on --validation")
@@ -72,6 +76,10 @@ def main(argv: list[str] | None = None) -> int:
     args = vars(p.parse_args(argv))
     if args["restart_lr"] and not args["resume"]:
         p.error("--restart-lr needs --resume: a new run starts at --lr")
+    try:
+        precision.device_named(args["device"])
+    except ValueError as exc:
+        p.error(str(exc))
     metrics = train(TrainConfig(**args))
     print(json.dumps(metrics, indent=2))
     return 0

@@ -20,7 +20,8 @@ from torch import nn
 
 
 class WeightAverage:
-    """The running average of a model's parameters, kept in float32 beside the training model."""
+    """The running average of a model's parameters, kept in float32 beside the training model (on
+    its device)."""
 
     def __init__(self, model: nn.Module, decay: float) -> None:
         """Start the average at ``model``'s current parameters.
@@ -63,4 +64,5 @@ class WeightAverage:
         misshapen = [name for name, p in self.params.items() if state["params"][name].shape != p.shape]
         if misshapen:
             raise ValueError(f"the saved average does not fit the model's shapes: {misshapen[:5]}")
-        self.params = {name: state["params"][name].float().clone() for name in self.params}
+        self.params = {name: state["params"][name].to(p.device, torch.float32).clone()
+                       for name, p in self.params.items()}

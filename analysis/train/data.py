@@ -41,17 +41,17 @@ from analysis.features import FeatureContext, get_feature_set
 from analysis.features.targets import TARGETS, target_mask
 from analysis.go.coords import BLACK
 from analysis.go.position import GoError, Position
-from analysis.sgf import GameRecord
-from analysis.sgf.archive import ReadStats, iter_games
+from analysis.sgf.archive import ReadStats
 from analysis.sgf.results import result_margin, result_value
 from analysis.train.batch import Batch
-from analysis.train.final_owner import final_ownership
+from analysis.train.games import TrainingGame
 from analysis.train.shuffle import shuffled
+from analysis.train.sources import iter_training_games
 
 
 @dataclass
 class _Game:
-    record: GameRecord
+    record: TrainingGame
     moves: list[tuple[int, int]]
     position: Position
     index: int  # the next move to play
@@ -84,7 +84,9 @@ class SamplerStats:
 
 
 class PositionSampler:
-    """An endless stream of training samples from SGF paths (directories, zips, tar.gz)."""
+    """An endless stream of training samples from SGF paths (directories, zips, tar.gz) or packed
+    archives (:mod:`analysis.train.packed`: the same samples as from the SGF sources they were
+    packed from, faster)."""
 
     def __init__(
         self,
@@ -123,28 +125,28 @@ class PositionSampler:
         self._records = self._shuffled_records()
         self._pool: list[_Game] = []
 
-    def _endless_records(self) -> Iterator[GameRecord]:
+    def _endless_records(self) -> Iterator[TrainingGame]:
         while True:
             found = False
-            for record in iter_games(self.paths, stats=self.stats.read):
+            for record in iter_training_games(self.paths, stats=self.stats.read):
                 found = True
                 if record.size == self.board_size:
                     yield record
             if not found:
                 raise ValueError(f"no SGF games found in {self.paths}")
 
-    def _shuffled_records(self) -> Iterator[GameRecord]:
+    def _shuffled_records(self) -> Iterator[TrainingGame]:
         return shuffled(self._endless_records(), self.shuffle_buffer, self.rng)
 
     def _start_game(self, random_start: bool) -> _Game:
         while True:
             record = next(self._records)
             self.stats.games_started += 1
-            moves = record.main_line_moves()
+            moves = record.moves
             if len(moves) < 2:
                 continue
-            setup = record.initial_setup()
-            pos = Position.from_stones(record.size, record.komi, False, setup.black, setup.white, moves[0][0])
+            pos = Position.from_stones(record.size, record.komi, False, record.black, record.white,
+                                       moves[0][0])
             start = self.rng.randrange(len(moves)) if random_start else 0
             try:
                 for color, point in moves[:start]:
@@ -152,7 +154,7 @@ class PositionSampler:
             except GoError:
                 self.stats.games_unplayable += 1
                 continue
-            owner = final_ownership(record) if self.record_ownership else None
+            owner = record.final_owner() if self.record_ownership else None
             return _Game(record, moves, pos, start, result_value(record.result, BLACK),
                          result_margin(record.result), owner)
 
@@ -270,7 +272,8 @@ LATER_MOVES = 2  # moves after the next one kept with each fixed example (darkfo
 def fixed_positions(
     paths: Iterable[str], count: int, seed: int = 0, board_size: int = 19, target: str = "next"
 ) -> list[Example]:
-    """Return up to ``count`` examples, one per game at a random move.
+    """Return up to ``count`` examples, one per game at a random move, from SGF sources or packed
+    archives (the same examples from either).
 
     Deterministic for a given seed: the validation and evaluation sets.  Games whose
     chosen move is unplayable, and (for ``target="previous"``) positions with no
@@ -278,14 +281,13 @@ def fixed_positions(
     """
     rng = random.Random(seed)
     out: list[Example] = []
-    for record in iter_games(paths):
+    for record in iter_training_games(paths):
         if len(out) >= count:
             break
-        moves = record.main_line_moves()
+        moves = record.moves
         if record.size != board_size or not moves:
             continue
-        setup = record.initial_setup()
-        pos = Position.from_stones(record.size, record.komi, False, setup.black, setup.white, moves[0][0])
+        pos = Position.from_stones(record.size, record.komi, False, record.black, record.white, moves[0][0])
         upto = rng.randrange(len(moves))
         try:
             for color, point in moves[:upto]:

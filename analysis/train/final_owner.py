@@ -11,26 +11,33 @@ a wrong dead stone would teach the head a wrong owner on every position of the g
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+from analysis.go.position import GoError, Position
 from analysis.go.scoring import area_owners, estimate_dead, score
-from analysis.sgf import GameRecord, replay
 from analysis.sgf.results import result_margin
 
+if TYPE_CHECKING:
+    from analysis.train.games import TrainingGame
 
-def final_ownership(record: GameRecord) -> np.ndarray | None:
-    """Return the final owner of every point of ``record`` (n*n float32: +1 Black, -1 White, 0 the
-    dame and seki points), or None when the game was not counted, names no rules, does not replay,
-    or the estimate's count differs from the recorded margin.  Raises nothing."""
-    margin = result_margin(record.result)
-    if math.isnan(margin) or not record.rules:
+
+def final_ownership(game: TrainingGame) -> np.ndarray | None:
+    """Return the final owner of every point of ``game`` (n*n float32: +1 Black, -1 White, 0 the
+    dame and seki points), or None when the game was not counted, names no rules, does not replay
+    (from its setup stones, with simple ko), or the estimate's count differs from the recorded
+    margin.  Raises nothing."""
+    margin = result_margin(game.result)
+    if math.isnan(margin) or not game.rules or not game.moves:
         return None
+    final = Position.from_stones(game.size, game.komi, False, game.black, game.white, game.moves[0][0])
     try:
-        final = replay(record)
-    except ValueError:  # SgfError and IllegalMoveError
+        for color, point in game.moves:
+            final.play(point, color)
+    except GoError:
         return None
     dead = estimate_dead(final)
-    if score(final, record.rules, dead).margin != margin:
+    if score(final, game.rules, dead).margin != margin:
         return None
     return area_owners(final, dead).ravel().astype(np.float32)

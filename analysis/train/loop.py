@@ -3,8 +3,9 @@
 Runs on CUDA when available, otherwise on the CPU, in the dtype that
 :mod:`analysis.nets.precision` chooses (``--dtype auto``: measured, or float32 on a CPU
 without bf16 instructions), and says which on its first line of output.  Under
-``torchrun`` (``WORLD_SIZE`` > 1) it trains with DistributedDataParallel on
-the gloo backend (nccl on CUDA); each rank streams its own games and rank 0
+``torchrun`` (``WORLD_SIZE`` > 1) it trains with DistributedDataParallel
+(:func:`ddp_backend`: nccl where every local rank has a GPU of its own, gloo otherwise, or the
+one ``--ddp-backend`` names); each rank streams its own games and rank 0
 validates, logs and saves.  ``last.pt`` is the latest state; ``best.pt`` the weights of the best
 validation top-1 so far (the early stopping Tang & Kaneko's overfitting nets need); with
 ``average_decay``, ``average.pt`` the latest moving average of the weights
@@ -89,6 +90,8 @@ class TrainConfig:
     init_from: str | None = None  # a checkpoint whose matching weights start a new run
     seed: int = 0
     dtype: str = "auto"  # auto, float32 or bfloat16
+    device: str = "auto"  # auto (CUDA when available), cpu, cuda or cuda:N
+    ddp_backend: str = "auto"  # under torchrun: auto, nccl or gloo (see ddp_backend)
     workers: int = 1
     ladder_set: bool = False  # train and validate on the ladder set of ``data`` (Tang & Kaneko)
     ladder_games: int = ladders.DEFAULT_GAMES  # games of ``data`` the ladder set is found in
@@ -160,7 +163,7 @@ class Validator:
         """Return the metrics of ``model`` on the set."""
         model.eval()
         metrics = Metrics()
-        dev = precision.default_device()
+        dev = precision.device_of(model)
         for i in range(0, len(self.moves), batch):
             with precision.autocast(dev, dtype):
                 policy, value = model(self.inputs[i : i + batch].to(dev), self.legal[i : i + batch].to(dev))
@@ -177,7 +180,7 @@ def training_dtype(model: torch.nn.Module, batch: dict, cfg: TrainConfig) -> tor
     ``batch``.  Prints the choice and the reason on stderr (the training log).
     Raises ValueError for an unknown dtype name.
     """
-    dev = precision.default_device()
+    dev = precision.device_of(model)
     if cfg.dtype != "auto":
         dtype, reason = precision.dtype_named(cfg.dtype), "--dtype"
     else:
@@ -250,13 +253,13 @@ class _Run:
     average: WeightAverage | None = None
 
 
-def _start(cfg: TrainConfig) -> _Run:
-    """Build the model and optimizer: resumed from ``cfg.resume``, or new (from ``cfg.init_from``'s
-    fitting weights when given)."""
+def _start(cfg: TrainConfig, device: torch.device) -> _Run:
+    """Build the model on ``device`` and its optimizer: resumed from ``cfg.resume``, or new (from
+    ``cfg.init_from``'s fitting weights when given)."""
     state = checkpoint.load(cfg.resume) if cfg.resume else None
     preset = state["preset"] if state else cfg.preset
     config = config_from_dict(state["config"]) if state else get_preset(cfg.preset)
-    model = build(config).to(precision.default_device())
+    model = build(config).to(device)
     opt_cls = torch.optim.AdamW if cfg.optimizer == "adamw" else torch.optim.SGD
     opt_args = {"lr": cfg.lr, "weight_decay": cfg.weight_decay}
     if cfg.optimizer == "sgd":
@@ -369,19 +372,58 @@ def _validator(cfg: TrainConfig, config: Config, ladder: ladders.LadderSet | Non
     return None
 
 
+DDP_BACKENDS = ("auto", "nccl", "gloo")
+
+
+def ddp_backend(name: str, device: torch.device, local_ranks: int) -> str:
+    """Return the process group backend of a run on ``device`` with ``local_ranks`` processes on
+    this machine: ``name`` itself, or for ``auto`` nccl when the run is on CUDA and every local
+    rank has a GPU of its own (nccl refuses two ranks on one GPU), gloo otherwise.
+
+    Raises ValueError for an unknown name, or for nccl off CUDA.
+    """
+    if name not in DDP_BACKENDS:
+        raise ValueError(f"unknown DDP backend {name!r}; use one of {', '.join(DDP_BACKENDS)}")
+    on_gpus = device.type == "cuda" and torch.cuda.device_count() >= local_ranks
+    if name == "nccl" and device.type != "cuda":
+        raise ValueError("the nccl backend needs the run on CUDA (--device cuda)")
+    if name == "auto":
+        return "nccl" if on_gpus else "gloo"
+    return name
+
+
+def rank_device(name: str, distributed: bool) -> torch.device:
+    """Return the device this process trains on: the one ``name`` gives (:func:`precision.device_named`),
+    and under torchrun on CUDA the local rank's own GPU (ranks share GPUs round robin when there are
+    fewer GPUs than ranks).  Raises ValueError as ``device_named`` does."""
+    device = precision.device_named(name)
+    if not distributed or device.type != "cuda" or device.index is not None:
+        return device
+    local = int(os.environ.get("LOCAL_RANK", "0"))
+    index = local % torch.cuda.device_count()
+    torch.cuda.set_device(index)
+    return torch.device("cuda", index)
+
+
 def train(cfg: TrainConfig) -> dict:
     """Train until ``max_samples`` or ``max_minutes`` (0: no limit) or a SIGTERM
-    (:mod:`analysis.train.stopping`); return the last validation metrics."""
+    (:mod:`analysis.train.stopping`); return the last validation metrics.
+
+    Raises ValueError for a device or DDP backend this machine cannot give.
+    """
     distributed = int(os.environ.get("WORLD_SIZE", "1")) > 1
+    device = rank_device(cfg.device, distributed)
     if distributed and not dist.is_initialized():
-        dist.init_process_group("nccl" if torch.cuda.is_available() else "gloo")
+        local_ranks = int(os.environ.get("LOCAL_WORLD_SIZE", os.environ["WORLD_SIZE"]))
+        dist.init_process_group(ddp_backend(cfg.ddp_backend, device, local_ranks))
     rank = _rank()
     torch.manual_seed(cfg.seed + rank)
     random.seed(cfg.seed + rank)
-    run = _start(cfg)
+    run = _start(cfg, device)
     model, optimizer, schedule, average = run.model, run.optimizer, run.schedule, run.average
     samples, metrics = run.samples, run.metrics
-    net = DistributedDataParallel(AllHeads(model)) if distributed else AllHeads(model)
+    gpus = [device.index] if device.type == "cuda" else None
+    net = DistributedDataParallel(AllHeads(model), device_ids=gpus) if distributed else AllHeads(model)
 
     world = dist.get_world_size() if distributed else 1
     ladder = ladders.load_or_build(cfg.data, cfg.ladder_games) if cfg.ladder_set else None

@@ -90,9 +90,9 @@ def _head_losses(out: dict, batch: dict, cfg: TrainConfig, parts: dict) -> torch
         total = total + cfg.value_weight * v
         parts["value"] = v.item()
     pair = batch.get("pair")  # a batch without pairs has none
-    if "value" in out and pair is not None and (paired := pair >= 0).any():
+    if "value" in out and pair is not None and (paired := pair.to(dev) >= 0).any():
         win = torch.sigmoid(out["value"].float())
-        gap = win[paired.to(dev)] + win[pair[paired].to(dev)] - 1
+        gap = win[paired] + win[pair.to(dev)[paired]] - 1
         if cfg.consistency_centered:
             gap = gap - gap.mean().detach()
         c = (gap * gap).mean()
@@ -123,9 +123,10 @@ def losses(
 ) -> tuple[torch.Tensor, dict]:
     """Return (total loss, parts) of a batch for ``model`` (an :class:`AllHeads`), computed in ``dtype``.
 
-    ``batch`` holds tensors by name as :meth:`analysis.train.batch.Batch.tensors` gives them.
+    ``batch`` holds tensors by name as :meth:`analysis.train.batch.Batch.tensors` gives them, on
+    any device: they are moved to the model's.
     """
-    dev = precision.default_device()
+    dev = precision.device_of(model)
     with precision.autocast(dev, dtype):
         out = model(batch["inputs"].to(dev), batch["legal"].to(dev))
     parts: dict = {}

@@ -54,7 +54,7 @@ class Calibration:
             norm.reset_running_stats()
             norm.momentum = None  # a plain average over the batches
         model.train()
-        device = precision.default_device()
+        device = precision.device_of(model)
         for i in range(0, len(self.inputs), self.batch):
             model(self.inputs[i : i + self.batch].to(device))
         for norm, momentum in zip(norms, momenta, strict=True):

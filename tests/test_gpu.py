@@ -1,0 +1,115 @@
+"""The engine on CUDA: training, resume with an average, DDP, inference, symmetries and the search.
+
+Every test here is marked ``gpu`` and runs only where ``torch.cuda.is_available()``; elsewhere it
+is skipped (CI and most machines have no GPU).  ``pytest -m gpu`` runs them alone on a GPU machine.
+Each compares the GPU's answer with the CPU's, or checks that the run's state is on the device it
+should be and comes back from it.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from analysis.features import get_feature_set, symmetry
+from analysis.go.coords import from_gtp
+from analysis.go.position import Position
+from analysis.mcts import NetEvaluator, Search, SearchConfig
+from analysis.nets import checkpoint, precision
+from analysis.nets.golois import GoloisConfig, GoloisNet
+from analysis.nets.inference import Network
+from analysis.train.averaging import WeightAverage
+from analysis.train.loop import ddp_backend, train
+from tests.test_train import ROOT, games, short_run  # noqa: F401  (games: the fixture of a few games)
+
+pytestmark = [pytest.mark.gpu,
+              pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")]
+
+
+def tiny_net() -> GoloisNet:
+    torch.manual_seed(0)
+    return GoloisNet(GoloisConfig(get_feature_set("golois").num_planes, 1, 8, value_head=True)).eval()
+
+
+def opening(size: int = 9) -> Position:
+    pos = Position(size)
+    for vertex in ("E5", "C3", "G7", "C7"):
+        pos.play(from_gtp(vertex, size))
+    return pos
+
+
+def test_a_run_on_cuda_trains_there_and_saves_weights_that_load_on_the_cpu(tmp_path: Path, games: Path) -> None:
+    cfg = replace(short_run(tmp_path, games, "gpu", None, 32), device="cuda", dtype="float32")
+    train(cfg)
+    state = checkpoint.load(tmp_path / "gpu" / "last.pt")
+    assert state["samples"] == 32
+    model, _ = checkpoint.load_model(tmp_path / "gpu" / "last.pt")
+    assert precision.device_of(model).type == "cpu"
+
+
+def test_a_resumed_run_on_cuda_continues_its_average_there(tmp_path: Path, games: Path) -> None:
+    first = replace(short_run(tmp_path, games, "first", None, 32), average_decay=0.5, device="cuda")
+    train(first)
+    state = checkpoint.load(tmp_path / "first" / "last.pt")
+    resumed = replace(short_run(tmp_path, games, "next", str(tmp_path / "first" / "last.pt"), 48),
+                      average_decay=0.5, device="cuda")
+    train(resumed)
+    later = checkpoint.load(tmp_path / "next" / "last.pt")
+    for name, value in later["average"]["params"].items():
+        expected = 0.5 * state["average"]["params"][name] + 0.5 * later["model"][name]
+        assert torch.allclose(value, expected, atol=1e-6), name
+
+
+def test_a_loaded_average_follows_its_model_onto_the_gpu() -> None:
+    model = tiny_net().cuda()
+    saved = WeightAverage(tiny_net(), 0.9).state_dict()  # on the CPU, as a checkpoint loads it
+    average = WeightAverage(model, 0.9)
+    average.load_state_dict(saved)
+    average.update(model)
+    assert {p.device.type for p in average.params.values()} == {"cuda"}
+
+
+def test_the_ddp_backend_is_nccl_only_where_each_rank_has_a_gpu_of_its_own() -> None:
+    gpus = torch.cuda.device_count()
+    assert ddp_backend("auto", torch.device("cuda", 0), gpus) == "nccl"
+    assert ddp_backend("auto", torch.device("cuda", 0), gpus + 1) == "gloo"
+
+
+def test_torchrun_trains_on_cuda_with_the_backend_that_fits(tmp_path: Path, games: Path) -> None:
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    cmd = [sys.executable, "-m", "torch.distributed.run", "--nproc-per-node", "2", "--master-port", "29519",
+           "-m", "analysis.train", "--preset", "golois-b4c48", "--data", str(games), "--run-dir",
+           str(tmp_path / "ddp"), "--batch-size", "8", "--max-samples", "32", "--workers", "0", "--quiet",
+           "--device", "cuda"]
+    done = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert checkpoint.load(tmp_path / "ddp" / "last.pt")["samples"] == 32
+
+
+def test_inference_on_cuda_gives_the_cpus_prediction() -> None:
+    positions = [opening(), Position(9)]
+    on_cpu = Network(tiny_net(), device="cpu", dtype="float32").predict(positions)
+    on_gpu = Network(tiny_net(), device="cuda", dtype="float32").predict(positions)
+    np.testing.assert_allclose(on_gpu.policy, on_cpu.policy, atol=1e-4)
+    np.testing.assert_allclose(on_gpu.value_logit, on_cpu.value_logit, atol=1e-4)
+
+
+def test_eight_symmetries_on_cuda_average_to_a_symmetric_policy() -> None:
+    bagged = Network(tiny_net(), device="cuda", dtype="float32").predict([Position(9)], symmetries=8).policy[0]
+    for k in symmetry.SYMMETRIES:
+        np.testing.assert_allclose(bagged[symmetry.point_table(9, k)], bagged, atol=1e-5)
+
+
+def test_a_search_on_cuda_in_the_gpus_dtype_returns_legal_analysis() -> None:
+    pos = opening()
+    evaluator = NetEvaluator(Network(tiny_net(), device="cuda"))
+    result = Search(pos, evaluator, SearchConfig(batch_size=8)).run(max_visits=64)
+    assert result.visits == 64 and pos.is_legal(result.best)
+    assert 0 <= result.winrate <= 1
