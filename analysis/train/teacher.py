@@ -14,8 +14,10 @@ score target moves by the same amount (a point more komi is a point more for Whi
 ownership stays, and the win-rate target is left out (unknown), since the teacher's win rate
 under another komi is not known.
 
-The sampler reads the labelled games from their zip archives, replays each once, and keeps its
-labelled positions in a shuffle buffer, so that a batch mixes positions of many games.
+The sampler reads the labelled games from their zip archives, or the labels and their games from a
+packed archive (``python -m analysis.train.pack --teacher``: the same samples, but for the
+ownership's rounding), replays each game once, and keeps its labelled positions in a shuffle
+buffer, so that a batch mixes positions of many games.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ import math
 import random
 import zipfile
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,20 +39,11 @@ from analysis.go.coords import BLACK
 from analysis.go.position import GoError, Position
 from analysis.sgf import SgfError, read_sgf
 from analysis.train.batch import Batch
+from analysis.train.games import TrainingGame
+from analysis.train.packed import Labels, PackedArchive, is_packed
 from analysis.train.shuffle import shuffled
 
 OWNERSHIP_SCALE = 127.0
-
-
-@dataclass(frozen=True)
-class Labels:
-    """The teacher's labels of one game: the positions (after ``turn`` moves) and their judgements,
-    from Black's side: win rate, score lead, ownership (n*n, in -1..1)."""
-
-    turns: np.ndarray
-    winrate: np.ndarray
-    lead: np.ndarray
-    ownership: np.ndarray
 
 
 def load_labels(path: str | Path) -> dict[tuple[str, str], Labels]:
@@ -95,13 +88,17 @@ class TeacherSampler:
         komi_range: float = 10.0,
         shuffle_buffer: int = 4096,
     ) -> None:
-        """Sample the games of ``labels`` read from ``archives`` (the folder of the months' zips).
+        """Sample the games of ``labels`` read from ``archives`` (the folder of the months' zips),
+        or, when ``labels`` is a packed archive with its teacher labels, from that archive
+        (``archives`` is then not read).
 
-        Raises FileNotFoundError for a missing labels file or archive folder.
+        Raises FileNotFoundError for a missing labels file or archive folder, ValueError for a
+        packed archive without teacher labels.
         """
-        self.labels = load_labels(labels)
+        self.packed = PackedArchive.open(labels) if is_packed(labels) else None
+        self.labels = self.packed.teacher_labels() if self.packed else load_labels(labels)
         self.archives = Path(archives)
-        if not self.archives.is_dir():
+        if self.packed is None and not self.archives.is_dir():
             raise FileNotFoundError(f"no archive folder {self.archives}")
         self.feature_set = get_feature_set(feature_set)
         self.rng = random.Random(seed)
@@ -119,18 +116,27 @@ class TeacherSampler:
             for month, game in keys:
                 by_month[month].append(game)
             for month in sorted(by_month, key=lambda _: self.rng.random()):
+                if self.packed is not None:
+                    yield from self._month(month, by_month[month], self._packed_game)
+                    continue
                 with zipfile.ZipFile(self.archives / f"{month}.zip") as archive:
-                    for game in by_month[month]:
-                        yield from self._labelled(month, game, archive)
+                    yield from self._month(month, by_month[month], lambda key: _zipped_game(archive, key))
 
-    def _labelled(self, month: str, game: str, archive: zipfile.ZipFile) -> Iterator[Labelled]:
-        """Replay one game and yield its labelled positions (none if it cannot be read or replayed)."""
-        labels = self.labels[(month, game)]
-        try:
-            record = read_sgf(archive.read(game), source=f"{month}:{game}")
-        except (KeyError, SgfError):
-            return
-        moves = record.main_line_moves()
+    def _month(self, month: str, games: list[str],
+               read: Callable[[str], TrainingGame | None]) -> Iterator[Labelled]:
+        """The labelled positions of ``games`` of ``month``, each read by ``read`` from its id."""
+        for game in games:
+            record = read(f"{month}:{game}")
+            if record is not None:
+                yield from self._labelled(record, self.labels[(month, game)])
+
+    def _packed_game(self, key: str) -> TrainingGame | None:
+        index = self.packed.index_of(key)
+        return None if index is None else self.packed.game(index)
+
+    def _labelled(self, record: TrainingGame, labels: Labels) -> Iterator[Labelled]:
+        """Replay one game and yield its labelled positions (none if it cannot be replayed)."""
+        moves = record.moves
         wanted = {int(t): i for i, t in enumerate(labels.turns) if 0 <= t < len(moves)}
         first = moves[0][0] if moves else BLACK
         position = Position.from_stones(record.size, record.komi, False, to_play=first)
@@ -172,3 +178,12 @@ class TeacherSampler:
         )
         batch.apply_symmetries(self.rng)
         return batch
+
+
+def _zipped_game(archive: zipfile.ZipFile, key: str) -> TrainingGame | None:
+    """The game ``<month>:<member>`` of the month's open ``archive``, or None if it cannot be read."""
+    member = key.partition(":")[2]
+    try:
+        return TrainingGame.from_record(read_sgf(archive.read(member), source=f"{archive.filename}:{member}"))
+    except (KeyError, SgfError):
+        return None
