@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import time
 
 import torch
@@ -40,6 +41,7 @@ from analysis.bench.nn import (
     yardsticks,
 )
 from analysis.bench.positions import SHARED_DATA
+from analysis.bench.train_pipeline import preset_figures, random_batch
 from analysis.nets import precision
 from analysis.nets.presets import PRESETS, Config, build, get_preset
 from analysis.train.data import PositionSampler
@@ -48,21 +50,7 @@ from analysis.train.losses import AllHeads, losses
 
 TRAIN_MONTH = SHARED_DATA / "tygem-9d" / "train" / "2010-01.zip"
 BATCH = 128
-
-
-def random_batch(config: Config, size: int) -> dict:
-    """Return a batch of ``size`` random binary 19x19 inputs with random targets for every head
-    (legal move, value, final margin, ownership), as the training loop's DataLoader yields it.
-    """
-    area = BOARD * BOARD
-    return {
-        "inputs": (torch.rand(size, config.in_planes, BOARD, BOARD) > 0.5).float(),
-        "legal": torch.ones(size, area + 1, dtype=torch.bool),
-        "moves": torch.randint(0, area + 1, (size, config.future_moves)),
-        "value": torch.randint(0, 2, (size,)).float(),
-        "score": torch.randn(size) * 20,
-        "ownership": torch.rand(size, area) * 2 - 1,
-    }
+TRAINING_DEFAULT = "golois-score-b12c64"  # the preset of the shipped default network (weights/MODEL_CARD.md)
 
 
 def train_samples_per_s(config: Config, dtype: str, min_seconds: float) -> float:
@@ -124,15 +112,39 @@ def sampler_rates(config: Config, batches: int) -> tuple[float, float]:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add ``--threads`` to the bench's command line."""
+    """Add ``--threads`` and the pipeline's options to the bench's command line."""
     parser.add_argument("--threads", type=int, default=0, help="torch threads (default: torch's own choice)")
+    parser.add_argument("--presets", default="",
+                        help="comma-separated presets whose whole pipeline is measured (default: the "
+                             "training default on a CPU; it and golois-b10c128 on a GPU)")
+    parser.add_argument("--pipeline-batch", type=int, default=0,
+                        help="samples a step in the pipeline figures (default 256 on a GPU, 128 on a CPU)")
+    parser.add_argument("--workers", type=int, default=0,
+                        help="loader processes feeding the pipeline's loop (default: the cores less one)")
+    parser.add_argument("--pipeline-only", action="store_true", help="measure the pipeline figures alone")
 
 
-def run(quick: bool = False, threads: int = 0) -> dict:
+def pipeline(presets: list[str], batch: int, workers: int, seconds: float) -> dict:
+    """Return :func:`analysis.bench.train_pipeline.preset_figures` of each preset.  Raises
+    FileNotFoundError when the training month is missing."""
+    return {name: preset_figures(name, batch, workers, seconds) for name in presets}
+
+
+def run(quick: bool = False, threads: int = 0, presets: str = "", pipeline_batch: int = 0, workers: int = 0,
+        pipeline_only: bool = False) -> dict:
     """Return the figures: the yardsticks, the training rate and efficiency in each dtype, every candidate
     preset's training rate, and the sampler's start-up time and rate; on ``threads`` torch threads
-    when it is positive.  Raises FileNotFoundError when the training month is missing.
+    when it is positive; then the whole pipeline of ``presets`` (:func:`pipeline`).  With
+    ``pipeline_only``, the pipeline figures alone.  Raises FileNotFoundError when the training
+    month is missing.
     """
+    gpu = torch.cuda.is_available()
+    names = [n for n in presets.split(",") if n] or (
+        [TRAINING_DEFAULT, "golois-b10c128"] if gpu else [TRAINING_DEFAULT])
+    figures_of_pipeline = pipeline(names, pipeline_batch or (256 if gpu else 128),
+                                   workers or max(1, (os.cpu_count() or 2) - 1), 2.0 if quick else 10.0)
+    if pipeline_only:
+        return {"pipeline": figures_of_pipeline}
     if threads > 0:
         torch.set_num_threads(threads)
     min_seconds = 1.0 if quick else 5.0
@@ -160,6 +172,7 @@ def run(quick: bool = False, threads: int = 0) -> dict:
         "samples_per_s": round(data_rate, 1),
         "workers_to_feed_training": math.ceil(max(rates.values()) / data_rate),
     }
+    figures["pipeline"] = figures_of_pipeline
     figures["notes"] = ("training FLOPs = 3 x forward (2 x multiply-adds of convolutions and linear layers); "
                         "fractions are of the yardsticks in the same dtype; "
                         "workers_to_feed_training assumes one sampler per DataLoader worker and free cores")

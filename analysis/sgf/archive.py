@@ -245,6 +245,23 @@ def _path_games(
         stats.ignored += 1
 
 
+def source_files(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]) -> list[str]:
+    """Return the files :func:`iter_games` reads for ``paths``, in its order: each path that is a
+    file, and under each directory its SGF files and archives.  ``iter_games`` on each of them in
+    turn yields what it yields on ``paths``.  Raises FileNotFoundError for a missing path."""
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    files = []
+    for path in map(os.fspath, paths):
+        if not os.path.exists(path):
+            raise FileNotFoundError(f"no such file or directory: {path!r}")
+        if not os.path.isdir(path):
+            files.append(path)
+            continue
+        files += [f for f in _walk(path) if _has_suffix(f, ZIP_SUFFIXES + TAR_SUFFIXES + SGF_SUFFIXES)]
+    return files
+
+
 def _stream(paths: list[str], stats: ReadStats, validate: bool, max_bytes: int) -> Iterator[GameRecord]:
     """Yield the games of every path in order (the generator behind :func:`iter_games`)."""
     for path in paths:

@@ -50,7 +50,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--init-from", help="start a new run from this checkpoint's fitting weights")
     p.add_argument("--optimizer", choices=["adamw", "sgd"], default="adamw")
     p.add_argument("--max-samples", type=int, default=0, help="stop after this many samples (0: no limit)")
-    p.add_argument("--max-minutes", type=float, default=0.0, help="stop after this long (0: no limit)")
+    p.add_argument("--max-minutes", type=float, default=0.0,
+                   help="stop after this long, setup included, then validate and save (0: no limit)")
     p.add_argument("--validate-every", type=int, default=200_000)
     p.add_argument("--validation-positions", type=int, default=2000)
     p.add_argument("--checkpoint-minutes", type=float, default=10.0)

@@ -35,19 +35,24 @@ class Batch:
 
     def apply_symmetries(self, rng: random.Random) -> None:
         """Show each sample under a random one of the 8 symmetries: its planes, mask, moves and
-        ownership alike (in place)."""
+        ownership alike (in place).  The samples drawn for one symmetry are turned together."""
         n = self.inputs.shape[-1]
         area = n * n
-        for i in range(len(self.inputs)):
-            k = rng.randrange(8)
-            if k == 0:
+        ks = np.array([rng.randrange(8) for _ in range(len(self.inputs))])
+        for k in range(1, 8):
+            rows = np.flatnonzero(ks == k)
+            if not len(rows):
                 continue
             table = symmetry.point_table(n, k)
-            self.inputs[i] = symmetry.apply(self.inputs[i], k).copy()
-            self.legal[i, :area] = symmetry.apply(self.legal[i, :area].reshape(n, n), k).ravel()
-            self.moves[i] = np.where(self.moves[i] >= 0, table[np.maximum(self.moves[i], 0)], -1)
-            self.previous[i] = table[self.previous[i]] if self.previous[i] >= 0 else -1
-            self.ownership[i] = symmetry.apply(self.ownership[i].reshape(n, n), k).ravel()
+            self.inputs[rows] = symmetry.apply(self.inputs[rows], k)
+            legal = self.legal[rows, :area].reshape(-1, n, n)
+            self.legal[rows, :area] = symmetry.apply(legal, k).reshape(-1, area)
+            moves = self.moves[rows]
+            self.moves[rows] = np.where(moves >= 0, table[np.maximum(moves, 0)], -1)
+            previous = self.previous[rows]
+            self.previous[rows] = np.where(previous >= 0, table[np.maximum(previous, 0)], -1)
+            owners = self.ownership[rows].reshape(-1, n, n)
+            self.ownership[rows] = symmetry.apply(owners, k).reshape(-1, area)
 
     @classmethod
     def concatenate(cls, batches: list[Batch]) -> Batch:

@@ -131,6 +131,25 @@ class _Stream(IterableDataset):
             yield Batch.concatenate(parts).tensors()
 
 
+def batch_loader(stream: IterableDataset, workers: int, device: torch.device) -> DataLoader:
+    """Return the DataLoader of ``stream``'s batches: made in ``workers`` processes (0: in this
+    one), four ahead each, and for a GPU copied into pinned memory, so that the copy to the device
+    runs beside the computation (:func:`analysis.train.losses.losses` copies without blocking)."""
+    return DataLoader(stream, batch_size=None, num_workers=workers, prefetch_factor=4 if workers else None,
+                      pin_memory=device.type == "cuda")
+
+
+def train_step(net: torch.nn.Module, optimizer: torch.optim.Optimizer, batch: dict, cfg: TrainConfig,
+               dtype: torch.dtype) -> dict:
+    """Take one optimizer step on ``batch`` (the multi-task loss of ``net``, an :class:`AllHeads`,
+    in ``dtype``); return the loss's parts."""
+    loss, parts = losses(net, batch, cfg, dtype)
+    optimizer.zero_grad(set_to_none=True)
+    loss.backward()
+    optimizer.step()
+    return parts
+
+
 def planes(samples: list[Example], config: Config) -> torch.Tensor:
     """Return the input planes (N, planes, n, n) of fixed ``samples`` for a net of ``config``."""
     return torch.from_numpy(get_feature_set(config.feature_set).extract_batch([s.context() for s in samples]))
@@ -406,11 +425,13 @@ def rank_device(name: str, distributed: bool) -> torch.device:
 
 
 def train(cfg: TrainConfig) -> dict:
-    """Train until ``max_samples`` or ``max_minutes`` (0: no limit) or a SIGTERM
+    """Train until ``max_samples`` or ``max_minutes`` (0: no limit; counted from this call, the
+    setup included, so that a burst on a borrowed GPU keeps to its budget) or a SIGTERM
     (:mod:`analysis.train.stopping`); return the last validation metrics.
 
     Raises ValueError for a device or DDP backend this machine cannot give.
     """
+    began = time.time()
     distributed = int(os.environ.get("WORLD_SIZE", "1")) > 1
     device = rank_device(cfg.device, distributed)
     if distributed and not dist.is_initialized():
@@ -431,9 +452,7 @@ def train(cfg: TrainConfig) -> dict:
         print(ladder.describe(), file=sys.stderr, flush=True)
     stream = _Stream(cfg, run.config, seed=cfg.seed + 7919 * rank + samples,
                      ladder=ladder.examples("train") if ladder else None)
-    loader = DataLoader(stream, batch_size=None, num_workers=cfg.workers,
-                        prefetch_factor=4 if cfg.workers else None)
-    batches = iter(loader)
+    batches = iter(batch_loader(stream, cfg.workers, device))
     first = next(batches)
     dtype = training_dtype(net, first, cfg)
     run_dir = Path(cfg.run_dir)
@@ -471,10 +490,7 @@ def train(cfg: TrainConfig) -> dict:
         for batch in itertools.chain([first], batches):
             for group in optimizer.param_groups:
                 group["lr"] = schedule.rate
-            loss, parts = losses(net, batch, cfg, dtype)
-            optimizer.zero_grad(set_to_none=True)
-            loss.backward()
-            optimizer.step()
+            parts = train_step(net, optimizer, batch, cfg, dtype)
             if average is not None:
                 average.update(model)
             samples += len(batch["moves"]) * world
@@ -487,7 +503,7 @@ def train(cfg: TrainConfig) -> dict:
                 save_checkpoint()
                 last_ckpt = now
             if stop.requested or (cfg.max_samples and samples >= cfg.max_samples) or (
-                    cfg.max_minutes and now - started >= cfg.max_minutes * 60):
+                    cfg.max_minutes and now - began >= cfg.max_minutes * 60):
                 break
     if rank == 0:
         if validation is not None:

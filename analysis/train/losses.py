@@ -84,7 +84,7 @@ def _head_losses(out: dict, batch: dict, cfg: TrainConfig, parts: dict) -> torch
     """The value, ownership and score losses, on the samples that have each target."""
     dev = out["policy"].device
     total = torch.zeros((), device=dev)
-    value, score, ownership = (batch[k].to(dev) for k in ("value", "score", "ownership"))
+    value, score, ownership = (batch[k].to(dev, non_blocking=True) for k in ("value", "score", "ownership"))
     if "value" in out and (known := _known(value)).any():
         v = F.binary_cross_entropy_with_logits(out["value"].float()[known], value[known])
         total = total + cfg.value_weight * v
@@ -127,8 +127,9 @@ def losses(
     any device: they are moved to the model's.
     """
     dev = precision.device_of(model)
+    inputs, legal = (batch[k].to(dev, non_blocking=True) for k in ("inputs", "legal"))
     with precision.autocast(dev, dtype):
-        out = model(batch["inputs"].to(dev), batch["legal"].to(dev))
+        out = model(inputs, legal)
     parts: dict = {}
-    total = _policy_losses(out, batch["moves"].to(dev), cfg, parts)
+    total = _policy_losses(out, batch["moves"].to(dev, non_blocking=True), cfg, parts)
     return total + _head_losses(out, batch, cfg, parts), parts

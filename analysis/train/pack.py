@@ -3,10 +3,10 @@ records for training (:mod:`analysis.train.packed` describes the file).
 
 SOURCEs are what training's ``--data`` takes (SGF files, folders, zip and tar archives), read in
 order with :func:`analysis.sgf.archive.iter_games`; every game it yields is packed, with its final
-owners where it was counted (estimated on ``--jobs`` processes: it is the slow part, about 50 ms a
-counted game).  With ``--teacher``, KataGo's labels of games found among the sources are packed
-too, their ownership rounded to ``--teacher-levels`` values; the command reports what that
-rounding loses (the root mean square and largest change of an ownership value).
+owners where it was counted (about 50 ms a counted game).  The source files (a folder's archives)
+are read on ``--jobs`` processes, one file each.  With ``--teacher``, KataGo's labels of games
+found among the sources are packed too, their ownership rounded to ``--teacher-levels`` values;
+the command reports what that rounding loses (the root mean square and largest change of an ownership value).
 
 Packed files are derived from the data: keep them out of the repository (``/packed/`` is ignored).
 """
@@ -27,13 +27,12 @@ from pathlib import Path
 
 import numpy as np
 
-from analysis.sgf.archive import ReadStats, iter_games
+from analysis.sgf.archive import iter_games, source_files
 from analysis.train.final_owner import final_ownership
 from analysis.train.games import TrainingGame
 from analysis.train.packed import FORMAT, PACKED_SUFFIX, PackedArchive
 
 DEFAULT_TEACHER_LEVELS = 9
-CHUNK = 256  # games per final-ownership job
 
 
 @dataclass
@@ -50,20 +49,20 @@ class PackReport:
     seconds: float
 
 
-def _owners(games: list[TrainingGame]) -> list[np.ndarray | None]:
-    """The final owners of ``games`` (a process pool's job)."""
-    return [final_ownership(g) for g in games]
-
-
-def _games_with_owners(sources: list[str], jobs: int, stats: ReadStats) -> list[TrainingGame]:
-    """Read every game of ``sources`` in order, with its final owners estimated on ``jobs`` processes."""
-    games = [TrainingGame.from_record(record) for record in iter_games(sources, stats=stats)]
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        owners = pool.map(_owners, [games[i : i + CHUNK] for i in range(0, len(games), CHUNK)])
-        for i, chunk in enumerate(owners):
-            for game, owner in zip(games[i * CHUNK : (i + 1) * CHUNK], chunk, strict=True):
-                game.packed, game.packed_owner = True, owner
+def _packed_games_of(source: str) -> list[TrainingGame]:
+    """The games of one source file, with their final owners (a process pool's job)."""
+    games = [TrainingGame.from_record(record) for record in iter_games(source)]
+    for game in games:
+        game.packed, game.packed_owner = True, final_ownership(game)
     return games
+
+
+def _games_with_owners(sources: list[str], jobs: int) -> list[TrainingGame]:
+    """Read every game of ``sources`` in order, with its final owners, one source file per process
+    of ``jobs``.  Raises FileNotFoundError for a missing source."""
+    files = source_files(sources)
+    with ProcessPoolExecutor(max_workers=max(1, min(jobs, len(files)))) as pool:
+        return [game for games in pool.map(_packed_games_of, files) for game in games]
 
 
 def _flat(parts: list[np.ndarray], dtype: type) -> tuple[np.ndarray, np.ndarray]:
@@ -154,7 +153,7 @@ def pack(sources: list[str], out: str | Path, teacher: str | Path | None = None,
     if not str(out).endswith(PACKED_SUFFIX):
         raise ValueError(f"{out}: a packed archive's name ends in {PACKED_SUFFIX}")
     started = time.perf_counter()
-    games = _games_with_owners(sources, jobs, ReadStats())
+    games = _games_with_owners(sources, jobs)
     if not games:
         raise ValueError(f"no SGF games found in {sources}")
     arrays = game_arrays(games)
@@ -180,7 +179,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--teacher-levels", type=int, default=DEFAULT_TEACHER_LEVELS,
                    help="values the teacher's ownership is rounded to over -1..1")
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
-                   help="processes estimating the counted games' final owners")
+                   help="processes reading the source files, one file each")
     args = p.parse_args(argv)
     try:
         report = pack(args.sources, args.out, args.teacher, args.teacher_levels, max(1, args.jobs))
