@@ -45,7 +45,8 @@ def opening(size: int = 9) -> Position:
     return pos
 
 
-def test_a_run_on_cuda_trains_there_and_saves_weights_that_load_on_the_cpu(tmp_path: Path, games: Path) -> None:
+def test_a_run_on_cuda_trains_there_and_saves_weights_that_load_on_the_cpu(tmp_path: Path,
+                                                                           games: Path) -> None:  # noqa: F811
     cfg = replace(short_run(tmp_path, games, "gpu", None, 32), device="cuda", dtype="float32")
     train(cfg)
     state = checkpoint.load(tmp_path / "gpu" / "last.pt")
@@ -54,7 +55,7 @@ def test_a_run_on_cuda_trains_there_and_saves_weights_that_load_on_the_cpu(tmp_p
     assert precision.device_of(model).type == "cpu"
 
 
-def test_a_resumed_run_on_cuda_continues_its_average_there(tmp_path: Path, games: Path) -> None:
+def test_a_resumed_run_on_cuda_continues_its_average_there(tmp_path: Path, games: Path) -> None:  # noqa: F811
     first = replace(short_run(tmp_path, games, "first", None, 32), average_decay=0.5, device="cuda")
     train(first)
     state = checkpoint.load(tmp_path / "first" / "last.pt")
@@ -82,7 +83,7 @@ def test_the_ddp_backend_is_nccl_only_where_each_rank_has_a_gpu_of_its_own() -> 
     assert ddp_backend("auto", torch.device("cuda", 0), gpus + 1) == "gloo"
 
 
-def test_torchrun_trains_on_cuda_with_the_backend_that_fits(tmp_path: Path, games: Path) -> None:
+def test_torchrun_trains_on_cuda_with_the_backend_that_fits(tmp_path: Path, games: Path) -> None:  # noqa: F811
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     cmd = [sys.executable, "-m", "torch.distributed.run", "--nproc-per-node", "2", "--master-port", "29519",
            "-m", "analysis.train", "--preset", "golois-b4c48", "--data", str(games), "--run-dir",
@@ -102,7 +103,8 @@ def test_inference_on_cuda_gives_the_cpus_prediction() -> None:
 
 
 def test_eight_symmetries_on_cuda_average_to_a_symmetric_policy() -> None:
-    bagged = Network(tiny_net(), device="cuda", dtype="float32").predict([Position(9)], symmetries=8).policy[0]
+    network = Network(tiny_net(), device="cuda", dtype="float32")
+    bagged = network.predict([Position(9)], symmetries=8).policy[0]
     for k in symmetry.SYMMETRIES:
         np.testing.assert_allclose(bagged[symmetry.point_table(9, k)], bagged, atol=1e-5)
 

@@ -27,7 +27,7 @@ from analysis.train.averaging import WeightAverage
 from analysis.train.batch import Batch
 from analysis.train.data import PositionSampler, fixed_positions
 from analysis.train.evaluate import evaluate
-from analysis.train.loop import TrainConfig, planes, train
+from analysis.train.loop import TrainConfig, planes, train, training_dtype
 from analysis.train.losses import losses
 from analysis.train.precise_bn import SILENT, VAR_FLOOR, Calibration
 from analysis.train.schedule import PlateauHalving
@@ -142,16 +142,17 @@ def test_the_consistency_loss_is_the_squared_gap_of_a_pairs_win_chances_from_one
     cfg = TrainConfig(preset="golois-b4c48", data=[], consistency_weight=2.0)
     agree = math.log(0.7 / 0.3)  # 0.7 for the mover and 0.3 for the next one: they agree
     total, parts = losses(_FixedValues([agree, -agree, agree, -agree]), tensors, cfg)
-    assert parts["consistency"] == pytest.approx(0.0, abs=1e-6)
+    assert float(parts["consistency"]) == pytest.approx(0.0, abs=1e-6)
     # 0.7 and 0.7: each believes it is ahead, a gap of 0.4 on both pairs.
     total, parts = losses(_FixedValues([agree, agree, agree, agree]), tensors, cfg)
-    assert parts["consistency"] == pytest.approx(0.16, abs=1e-5)
-    assert total.item() == pytest.approx(parts["policy"] + 2.0 * 0.16, abs=1e-4)
+    assert float(parts["consistency"]) == pytest.approx(0.16, abs=1e-5)
+    assert total.item() == pytest.approx(float(parts["policy"]) + 2.0 * 0.16, abs=1e-4)
     # Centered: the same edge for every mover is free; only the gap that varies costs.
     centered = TrainConfig(preset="golois-b4c48", data=[], consistency_weight=2.0, consistency_centered=True)
-    assert losses(_FixedValues([agree, agree, agree, agree]), tensors, centered)[1]["consistency"] == 0.0
+    _, parts = losses(_FixedValues([agree, agree, agree, agree]), tensors, centered)
+    assert float(parts["consistency"]) == 0.0
     _, parts = losses(_FixedValues([agree, agree, agree, -agree]), tensors, centered)
-    assert parts["consistency"] == pytest.approx(0.04, abs=1e-5)  # gaps 0.4 and 0: 0.2 either side
+    assert float(parts["consistency"]) == pytest.approx(0.04, abs=1e-5)  # gaps 0.4 and 0: 0.2 either side
 
 
 def test_the_value_loss_counts_value_weight_times_and_the_command_line_sets_it(games: Path) -> None:
@@ -164,8 +165,9 @@ def test_the_value_loss_counts_value_weight_times_and_the_command_line_sets_it(g
         return losses(_FixedValues(logits), tensors, cfg)
 
     plain, heavy = weighted(1.0), weighted(1.5)
-    assert plain[1]["value"] == pytest.approx(heavy[1]["value"]) and plain[1]["value"] > 0
-    assert heavy[0].item() - plain[0].item() == pytest.approx(0.5 * plain[1]["value"], abs=1e-5)
+    value = float(plain[1]["value"])
+    assert value == pytest.approx(float(heavy[1]["value"])) and value > 0
+    assert heavy[0].item() - plain[0].item() == pytest.approx(0.5 * value, abs=1e-5)
     args = train_parser().parse_args(["--data", "x", "--value-weight", "1.5"])
     assert args.value_weight == 1.5
     assert train_parser().parse_args(["--data", "x"]).value_weight == TrainConfig.value_weight
@@ -261,7 +263,7 @@ def short_run(tmp_path: Path, games: Path, name: str, resume: str | None, sample
 def test_training_resumes_from_its_checkpoint_exactly(tmp_path: Path, games: Path) -> None:
     train(short_run(tmp_path, games, "first", None, 32))
     first = checkpoint.load(tmp_path / "first" / "last.pt")
-    assert first["samples"] == 32
+    assert first["samples"] == 32 and first["dtype"] in ("float32", "bfloat16")
     train(short_run(tmp_path, games, "a", str(tmp_path / "first" / "last.pt"), 64))
     train(short_run(tmp_path, games, "b", str(tmp_path / "first" / "last.pt"), 64))
     a = checkpoint.load(tmp_path / "a" / "last.pt")
@@ -270,6 +272,16 @@ def test_training_resumes_from_its_checkpoint_exactly(tmp_path: Path, games: Pat
     for key in a["model"]:
         assert torch.equal(a["model"][key], b["model"][key]), key
     assert a["optimizer"]["state"].keys() == first["optimizer"]["state"].keys()
+
+
+def test_a_resumed_run_trains_in_its_states_dtype_on_the_same_kind_of_device(capsys) -> None:
+    model = GoloisNet(GoloisConfig(get_feature_set("golois").num_planes, 1, 8, value_head=True))
+    cfg = TrainConfig(preset="golois-b4c48", data=[])
+    saved = {"dtype": "float32", "device_type": "cpu"}
+    assert training_dtype(model, {}, cfg, saved) == torch.float32  # no timing on the (empty) batch
+    assert "the resumed state's own" in capsys.readouterr().err
+    forced = replace(cfg, dtype="bfloat16")
+    assert training_dtype(model, {}, forced, saved) == torch.bfloat16
 
 
 def test_the_weight_average_moves_a_fraction_of_the_way_to_each_step_and_keeps_the_model() -> None:

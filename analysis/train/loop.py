@@ -23,7 +23,7 @@ import os
 import random
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -42,7 +42,7 @@ from analysis.train.averaging import WeightAverage
 from analysis.train.batch import Batch
 from analysis.train.data import Example, PositionSampler, fixed_positions
 from analysis.train.example_sampler import ExampleSampler
-from analysis.train.losses import AllHeads, losses
+from analysis.train.losses import AllHeads, losses, parts_as_floats
 from analysis.train.metrics import Metrics
 from analysis.train.precise_bn import Calibration
 from analysis.train.schedule import PlateauHalving
@@ -193,15 +193,19 @@ class Validator:
         return metrics.summary()
 
 
-def training_dtype(model: torch.nn.Module, batch: dict, cfg: TrainConfig) -> torch.dtype:
-    """Return the dtype to train in: ``cfg.dtype``, or for ``auto`` the one
-    :func:`analysis.nets.precision.choose_dtype` picks by timing forward and backward passes on
-    ``batch``.  Prints the choice and the reason on stderr (the training log).
-    Raises ValueError for an unknown dtype name.
+def training_dtype(model: torch.nn.Module, batch: dict, cfg: TrainConfig,
+                   saved: dict | None = None) -> torch.dtype:
+    """Return the dtype to train in: ``cfg.dtype``; for ``auto``, the one a resumed state (``saved``,
+    a checkpoint dict) trained in on this kind of device, so that a run resumes exactly; else the
+    one :func:`analysis.nets.precision.choose_dtype` picks by timing forward and backward passes
+    on ``batch`` (a timing that may go either way on a busy machine).  Prints the choice and the
+    reason on stderr (the training log).  Raises ValueError for an unknown dtype name.
     """
     dev = precision.device_of(model)
     if cfg.dtype != "auto":
         dtype, reason = precision.dtype_named(cfg.dtype), "--dtype"
+    elif saved and saved.get("dtype") and saved.get("device_type") == dev.type:
+        dtype, reason = precision.dtype_named(saved["dtype"]), "the resumed state's own"
     else:
         def step() -> None:  # choose_dtype runs it under each dtype's autocast
             loss, _ = losses(model, batch, cfg)
@@ -270,6 +274,7 @@ class _Run:
     wall: float = 0.0
     metrics: dict = field(default_factory=dict)
     average: WeightAverage | None = None
+    state: dict | None = None  # what training needs to know of the checkpoint resumed from (its dtype)
 
 
 def _start(cfg: TrainConfig, device: torch.device) -> _Run:
@@ -288,6 +293,7 @@ def _start(cfg: TrainConfig, device: torch.device) -> _Run:
     if state:
         run.schedule, run.samples, run.wall = restore(state, model, optimizer, cfg)
         run.metrics = state.get("metrics", {})
+        run.state = {k: state.get(k) for k in ("dtype", "device_type")}
     elif cfg.init_from:
         report = transplant(model, checkpoint.load(cfg.init_from)["model"])
         print(f"started from {cfg.init_from}: {len(report['copied'])} tensors copied, widened "
@@ -299,6 +305,12 @@ def _start(cfg: TrainConfig, device: torch.device) -> _Run:
         if state and "average" in state:
             run.average.load_state_dict(state["average"])
     return run
+
+
+def _mean_known(values: list[float]) -> float:
+    """The mean of the values that are not NaN (NaN if none is)."""
+    known = [v for v in values if not math.isnan(v)]
+    return sum(known) / len(known) if known else math.nan
 
 
 class _Progress:
@@ -317,7 +329,7 @@ class _Progress:
         now = time.time()
         if now - self.last <= 10:
             return
-        mean = {k: float(np.mean([w[k] for w in self.window if k in w])) for k in self.window[-1]}
+        mean = {k: _mean_known([w[k] for w in self.window if k in w]) for k in self.window[-1]}
         speed = len(self.window) * self.samples_per_step / (now - self.last)
         print(f"\rsamples {samples:,}  {speed:.0f}/s  loss {mean['policy']:.3f}  "
               f"acc {mean['acc']:.3f}  lr {rate:.2g}", end="", file=sys.stderr, flush=True)
@@ -325,6 +337,33 @@ class _Progress:
                         "lr": rate, **{f"train_{k}": round(v, 4) for k, v in mean.items()}})
         self.window.clear()
         self.last = now
+
+
+class _Steps:
+    """The steps' loss parts, read from the device in bulk: every ``schedule.step_samples`` samples
+    (and before a validation, a checkpoint or the end) they go to the schedule and the progress
+    report, so that the loop never waits for the device after a step (the rate a halving sets
+    takes effect that many samples later)."""
+
+    def __init__(self, schedule: PlateauHalving, progress: _Progress, wall: Callable[[], float]) -> None:
+        self.schedule, self.progress, self.wall = schedule, progress, wall
+        self.pending: list[tuple[dict, int, int]] = []  # (parts, samples of the step, samples after it)
+        self.samples = 0
+
+    def add(self, parts: dict, count: int, seen: int) -> None:
+        """Record a step's ``parts`` over ``count`` samples (``seen`` in all after it)."""
+        self.pending.append((parts, count, seen))
+        self.samples += count
+        if self.samples >= self.schedule.step_samples:
+            self.flush()
+
+    def flush(self) -> None:
+        """Pass the recorded steps' parts, as floats, to the schedule and the progress report."""
+        for floats, (_, count, seen) in zip(parts_as_floats([p for p, _, _ in self.pending]), self.pending,
+                                            strict=True):
+            self.schedule.observe(floats["policy"], count)
+            self.progress.add(floats, seen, self.schedule.rate, self.wall())
+        self.pending, self.samples = [], 0
 
 
 class _Validation:
@@ -454,7 +493,7 @@ def train(cfg: TrainConfig) -> dict:
                      ladder=ladder.examples("train") if ladder else None)
     batches = iter(batch_loader(stream, cfg.workers, device))
     first = next(batches)
-    dtype = training_dtype(net, first, cfg)
+    dtype = training_dtype(net, first, cfg, run.state)
     run_dir = Path(cfg.run_dir)
     log = CsvLog(run_dir / "log.csv")
     validator = _validator(cfg, run.config, ladder) if rank == 0 else None
@@ -470,12 +509,15 @@ def train(cfg: TrainConfig) -> dict:
     def wall() -> float:
         return run.wall + time.time() - started
 
+    steps = _Steps(schedule, progress, wall)
+
     def save_checkpoint() -> None:
         calibrated.apply(model)  # the saved running statistics are the weights' own
         extra = {} if average is None else {"average": average.state_dict()}
         checkpoint.save(run_dir / "last.pt", model, run.preset, optimizer=optimizer.state_dict(),
                         schedule=schedule.state_dict(), samples=samples, wall_seconds=wall(),
-                        rng={"torch": torch.get_rng_state()}, metrics=metrics, **extra)
+                        rng={"torch": torch.get_rng_state()}, metrics=metrics,
+                        dtype=precision.describe(dtype), device_type=device.type, **extra)
         if average is not None:
             averaged = average.averaged(model)
             calibrated.apply(averaged)
@@ -494,17 +536,19 @@ def train(cfg: TrainConfig) -> dict:
             if average is not None:
                 average.update(model)
             samples += len(batch["moves"]) * world
-            schedule.observe(parts["policy"], len(batch["moves"]) * world)
-            progress.add(parts, samples, schedule.rate, wall())
+            steps.add(parts, len(batch["moves"]) * world, samples)
             if validation is not None and validation.due(samples):
+                steps.flush()
                 metrics = validate()
             now = time.time()
             if rank == 0 and now - last_ckpt > cfg.checkpoint_minutes * 60:
+                steps.flush()
                 save_checkpoint()
                 last_ckpt = now
             if stop.requested or (cfg.max_samples and samples >= cfg.max_samples) or (
                     cfg.max_minutes and now - began >= cfg.max_minutes * 60):
                 break
+    steps.flush()
     if rank == 0:
         if validation is not None:
             metrics = validate()

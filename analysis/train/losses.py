@@ -67,61 +67,92 @@ def _known(target: torch.Tensor) -> torch.Tensor:
     return ~torch.isnan(target) if target.dim() == 1 else ~torch.isnan(target).any(dim=1)
 
 
+def _masked_mean(values: torch.Tensor, known: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Return (the mean of ``values`` (N,) over the ``known`` rows, 0 when none is: what the loss
+    adds; the same mean, NaN when none is known: the part reported)."""
+    count = known.sum()
+    mean = torch.where(known, values, 0.0).sum() / count.clamp(min=1)
+    return mean, torch.where(count > 0, mean, torch.nan).detach()
+
+
 def _policy_losses(out: dict, moves: torch.Tensor, cfg: TrainConfig, parts: dict) -> torch.Tensor:
     policy = out["policy"].float()
     total = F.cross_entropy(policy[:, 0], moves[:, 0], ignore_index=-1)
     known = moves[:, 0] >= 0
-    hits = (policy[:, 0].argmax(1) == moves[:, 0])[known]
-    parts.update(policy=total.item(), acc=hits.float().mean().item() if known.any() else 0.0)
+    hits = (policy[:, 0].argmax(1) == moves[:, 0]) & known
+    parts.update(policy=total.detach(), acc=(hits.sum() / known.sum().clamp(min=1)).detach())
     if policy.shape[1] > 1:
         future = sum(_step_loss(policy[:, k], moves[:, k]) for k in range(1, policy.shape[1]))
         total = total + cfg.future_weight * future
-        parts["future"] = future.item()
+        parts["future"] = future.detach()
+    return total
+
+
+def _value_losses(out: dict, value: torch.Tensor, pair: torch.Tensor | None, cfg: TrainConfig,
+                  parts: dict) -> torch.Tensor:
+    """The value head's loss against the known results, and the pairs' consistency loss."""
+    logits = out["value"].float()
+    known = _known(value)
+    bce = F.binary_cross_entropy_with_logits(logits, torch.where(known, value, 0.0), reduction="none")
+    v, parts["value"] = _masked_mean(bce, known)
+    total = cfg.value_weight * v
+    if pair is not None and cfg.consistency_weight:
+        paired = pair >= 0
+        win = torch.sigmoid(logits)
+        gap = win + win[pair.clamp(min=0)] - 1
+        if cfg.consistency_centered:
+            gap = gap - _masked_mean(gap, paired)[0].detach()
+        c, parts["consistency"] = _masked_mean(gap * gap, paired)
+        total = total + cfg.consistency_weight * c
+    return total
+
+
+def _score_losses(out: dict, score: torch.Tensor, cfg: TrainConfig, parts: dict) -> torch.Tensor:
+    """The score heads' losses against the known final margins."""
+    total = torch.zeros((), device=score.device)
+    known = _known(score)
+    margin = torch.where(known, score, 0.0)
+    if "score_offset" in out:
+        margin = margin - out["score_offset"]
+    if "score_gaussian" in out:
+        mean, log_std = out["score_gaussian"].float().unbind(1)
+        std = SCORE_SCALE * torch.exp(log_std)
+        nll = F.gaussian_nll_loss(SCORE_SCALE * mean, margin, (std * std).clamp(min=0.25), reduction="none")
+        g, parts["score_nll"] = _masked_mean(nll, known)
+        total = total + cfg.score_weight * g
+    if "score_logits" in out:
+        bins = (margin.round().clamp(-SCORE_BINS, SCORE_BINS) + SCORE_BINS).long()
+        ce = F.cross_entropy(out["score_logits"].float(), bins, reduction="none")
+        b, parts["score_bins"] = _masked_mean(ce, known)
+        total = total + cfg.score_weight * b
     return total
 
 
 def _head_losses(out: dict, batch: dict, cfg: TrainConfig, parts: dict) -> torch.Tensor:
-    """The value, ownership and score losses, on the samples that have each target."""
+    """The value, ownership and score losses, on the samples that have each target (the parts of
+    a head none of whose targets the batch has are NaN, and add nothing)."""
     dev = out["policy"].device
     total = torch.zeros((), device=dev)
     value, score, ownership = (batch[k].to(dev, non_blocking=True) for k in ("value", "score", "ownership"))
-    if "value" in out and (known := _known(value)).any():
-        v = F.binary_cross_entropy_with_logits(out["value"].float()[known], value[known])
-        total = total + cfg.value_weight * v
-        parts["value"] = v.item()
-    pair = batch.get("pair")  # a batch without pairs has none
-    if "value" in out and pair is not None and (paired := pair.to(dev) >= 0).any():
-        win = torch.sigmoid(out["value"].float())
-        gap = win[paired] + win[pair.to(dev)[paired]] - 1
-        if cfg.consistency_centered:
-            gap = gap - gap.mean().detach()
-        c = (gap * gap).mean()
-        total = total + cfg.consistency_weight * c
-        parts["consistency"] = c.item()
-    if "ownership" in out and (known := _known(ownership)).any():
-        o = F.mse_loss(out["ownership"].float()[known], ownership[known])
+    if "value" in out:
+        pair = batch.get("pair")  # a batch without pairs has none
+        total = total + _value_losses(out, value, None if pair is None else pair.to(dev), cfg, parts)
+    if "ownership" in out:
+        known = _known(ownership)
+        squares = (out["ownership"].float() - torch.where(known[:, None], ownership, 0.0)) ** 2
+        o, parts["ownership"] = _masked_mean(squares.mean(dim=1), known)
         total = total + cfg.ownership_weight * o
-        parts["ownership"] = o.item()
-    if (known := _known(score)).any():
-        margin = score[known] - out["score_offset"][known] if "score_offset" in out else score[known]
-        if "score_gaussian" in out:
-            mean, log_std = out["score_gaussian"].float()[known].unbind(1)
-            std = SCORE_SCALE * torch.exp(log_std)
-            nll = F.gaussian_nll_loss(SCORE_SCALE * mean, margin, (std * std).clamp(min=0.25))
-            total = total + cfg.score_weight * nll
-            parts["score_nll"] = nll.item()
-        if "score_logits" in out:
-            bins = (margin.round().clamp(-SCORE_BINS, SCORE_BINS) + SCORE_BINS).long()
-            ce = F.cross_entropy(out["score_logits"].float()[known], bins)
-            total = total + cfg.score_weight * ce
-            parts["score_bins"] = ce.item()
-    return total
+    return total + _score_losses(out, score, cfg, parts)
 
 
 def losses(
     model: nn.Module, batch: dict, cfg: TrainConfig, dtype: torch.dtype = torch.float32
 ) -> tuple[torch.Tensor, dict]:
     """Return (total loss, parts) of a batch for ``model`` (an :class:`AllHeads`), computed in ``dtype``.
+
+    The parts are 0-d tensors on the model's device, detached: reading them waits for the device,
+    so the training loop reads them only now and then (:func:`parts_as_floats`).  Nothing here
+    waits for the device, so a GPU runs ahead of the Python that feeds it.
 
     ``batch`` holds tensors by name as :meth:`analysis.train.batch.Batch.tensors` gives them, on
     any device: they are moved to the model's.
@@ -133,3 +164,16 @@ def losses(
     parts: dict = {}
     total = _policy_losses(out, batch["moves"].to(dev, non_blocking=True), cfg, parts)
     return total + _head_losses(out, batch, cfg, parts), parts
+
+
+def parts_as_floats(parts: list[dict]) -> list[dict[str, float]]:
+    """Return the loss parts of several steps as floats, read from the device at once."""
+    if not parts:
+        return []
+    names = [list(p) for p in parts]
+    values = torch.stack([v.float() for p in parts for v in p.values()]).tolist()
+    out, i = [], 0
+    for keys in names:
+        out.append(dict(zip(keys, values[i : i + len(keys)], strict=True)))
+        i += len(keys)
+    return out
