@@ -18,6 +18,7 @@ def test_a_declared_codec_that_decodes_the_game_away_falls_back_to_detection(cod
     game = read_sgf(data)
     assert (game.size, game.players[1], len(game.main_line_moves())) == (9, "Müller", 2)
     assert game.encoding == "utf-8"
+    assert read_sgf(f"(;GM[1]FF[4]CA[{codec}]SZ[9];B[ee])".encode()).main_line_moves() == [(1, 40)]
 
 
 @pytest.mark.parametrize("codec", ["rot13", "base64", "zlib_codec", "hex", "uu_codec", "no-such-codec"])
