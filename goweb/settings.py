@@ -33,7 +33,7 @@ service (SQLite, in-memory channel layer, Celery tasks run eagerly in-process):
 - ``GOWEB_SQLITE_PATH`` moves the default SQLite file (ignored with ``DATABASE_URL``);
 - ``GOWEB_MAX_SGF_BYTES`` caps uploaded or pasted SGF files (default 512 kB); what one such record
   may hold is bounded too, and a record over a bound is refused as soon as the reader meets it
-  (:class:`analysis.sgf.SgfLimits`): ``GOWEB_MAX_SGF_NODES`` nodes in its tree (default 10000),
+  (:class:`analysis.sgf.SgfLimits`): ``GOWEB_MAX_SGF_NODES`` nodes (default 10000),
   ``GOWEB_MAX_SGF_VALUES`` values in one property (default 1000), ``GOWEB_MAX_GAME_MOVES`` moves
   in a line of play (default 1000; also the most moves a review page shows) and
   ``GOWEB_MAX_PASSES_IN_A_ROW`` passes in a row (default 4);

@@ -63,6 +63,21 @@ def test_a_game_of_more_nodes_than_the_limit_is_refused_as_too_large() -> None:
     assert len(list(read_sgf(data).nodes())) == 52  # no limits: the archive reader reads it all
 
 
+def test_a_file_of_many_games_is_refused_once_all_of_them_together_pass_the_node_limit(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    built, init = [], sgf_model.SgfNode.__init__
+
+    def counted_init(self: sgf_model.SgfNode, *args: object) -> None:
+        built.append(1)
+        init(self, *args)
+
+    monkeypatch.setattr(sgf_model.SgfNode, "__init__", counted_init)
+    with pytest.raises(SgfError, match="too large: the file has more than 50 nodes"):
+        read_sgf("(;B[ee])" * 65_000, limits=LIMITS)
+    assert len(built) <= 50  # the games after the bound were never built
+
+
 def test_a_property_of_more_values_than_the_limit_is_refused_before_its_points_are_expanded(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

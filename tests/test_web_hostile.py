@@ -55,7 +55,7 @@ def test_a_nul_after_the_first_4096_bytes_is_refused_as_binary_data(client, how:
 
 @pytest.mark.parametrize("how", ["file", "text"])
 @pytest.mark.parametrize(("sgf", "message"), [
-    (b"(;GM[1]FF[4]SZ[25]" + b";B[];W[]" * 63_000 + b")", "too large: the game has more than 10000 nodes"),
+    (b"(;GM[1]FF[4]SZ[25]" + b";B[];W[]" * 63_000 + b")", "too large: the file has more than 10000 nodes"),
     (b"(;GM[1]FF[4]SZ[19]AB" + b"[aa:ss]" * 70_000 + b")", "root node: too large: property AB has more"),
     (b"(;GM[1]FF[4]SZ[19]XX" + b"[a]" * 150_000 + b";B[dd])", "property XX has more than 1000 values"),
     (b"(;GM[1]SZ[9];B[ee]" + b";W[];B[]" * 3 + b")", "move 6: too large: more than 4 passes in a row"),

@@ -1,9 +1,10 @@
 """Bounds on what one SGF record may hold, so that hostile input is refused before it costs much.
 
-The reader checks them while it builds the tree (:func:`analysis.sgf.read_sgf` and its siblings
-take ``limits``): a game with too many nodes, or a property with too many values, is refused at
-the first node or value over the bound, before any point list is expanded or any move replayed;
-the moves of each line of play and the passes in a row are checked before the record is returned.
+The reader checks them as it parses (:func:`analysis.sgf.read_sgf` and its siblings take
+``limits``): a file with too many nodes is refused before the tree of the game that passes the
+bound is built, a property with too many values at its first value over the bound, both before any
+point list is expanded or any move replayed; the moves of each line of play and the passes in a
+row are checked before the record is returned.
 Without limits (the default) a record is read whatever its size, as archives are.
 """
 
@@ -16,9 +17,9 @@ from analysis.sgf.model import SgfError
 
 @dataclass(frozen=True)
 class SgfLimits:
-    """The most a game may hold: ``nodes`` in its whole tree, ``values`` in one property, ``moves``
-    in one line of play (the main line or a variation, from the root) and ``passes_in_a_row`` in one
-    line; None leaves that one unbounded."""
+    """The most a file may hold: ``nodes`` in all its game trees together, ``values`` in one
+    property, ``moves`` in one line of play (the main line or a variation, from the root) and
+    ``passes_in_a_row`` in one line; None leaves that one unbounded."""
 
     nodes: int | None = None
     values: int | None = None

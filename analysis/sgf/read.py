@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -50,11 +51,10 @@ def _build_tree(tokens: list[tuple[str, bytes]], limits: SgfLimits) -> SgfNode:
 
     ``tokens`` must come from ``sgf_grammar.tokenise`` and be balanced (the caller
     checks that the game was complete).  Raises SgfError for misplaced nodes,
-    properties or values, and (kind ``"too_large"``) at the first node or value over
+    properties or values, and (kind ``"too_large"``) at the first property value over
     ``limits``.
     """
-    max_nodes, max_values = limits.nodes, limits.values
-    nodes = 0
+    max_values = limits.values
     root: SgfNode | None = None
     current: SgfNode | None = None
     depth = -1  # of current
@@ -80,9 +80,6 @@ def _build_tree(tokens: list[tuple[str, bytes]], limits: SgfLimits) -> SgfNode:
         elif token_type == "D":
             if not sequence_open:
                 raise _syntax_error("node after variations (';' must follow '(' or a node)", depth)
-            nodes += 1
-            if max_nodes is not None and nodes > max_nodes:
-                raise too_large(f"the game has more than {max_nodes} nodes")
             node = SgfNode()
             if current is None:
                 root = node
@@ -129,16 +126,21 @@ def _incomplete_game_error(raw: bytes, end: int, open_trees: int) -> SgfError:
 
 
 def _parse_trees(raw: bytes, limits: SgfLimits) -> tuple[list[SgfNode], SgfError | None]:
-    """Return the roots of every game in UTF-8 ``raw`` and the syntax error (or the first node or
-    value over ``limits``) that stopped parsing, if any."""
+    """Return the roots of every game in UTF-8 ``raw`` and the syntax error, or the excess over
+    ``limits`` (nodes of all the games together, values of a property), that stopped parsing, if
+    any.  The nodes are counted before a game's tree is built."""
     roots: list[SgfNode] = []
-    position = 0
+    position, nodes = 0, 0
     while True:
         tokens, end = sgf_grammar.tokenise(raw, position)
         if not tokens:
             return roots, None
-        depth = sum(1 if t == b"(" else -1 if t == b")" else 0 for kind, t in tokens if kind == "D")
+        delimiters = Counter(t for kind, t in tokens if kind == "D")
+        depth = delimiters[b"("] - delimiters[b")"]
+        nodes += delimiters[b";"]
         try:
+            if limits.nodes is not None and nodes > limits.nodes:
+                raise too_large(f"the file has more than {limits.nodes} nodes")
             if depth:
                 raise _incomplete_game_error(raw, end, depth)
             stray = _STRAY_AFTER_GAME.match(raw, end)
