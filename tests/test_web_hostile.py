@@ -4,7 +4,11 @@ accepted and reviewed; a review page costs in proportion to the moves it shows."
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -16,6 +20,7 @@ from analysis.go.position import Position
 from frontend.models import Game
 
 pytestmark = pytest.mark.django_db
+ROOT = Path(__file__).resolve().parent.parent
 
 GAME = "(;GM[1]FF[4]CA[{ca}]SZ[9]PB[Müller];B[ee];W[cc])"
 NUL_AFTER_4096 = "(;GM[1]FF[4]SZ[19]" + " " * 5000 + "PB[\x00];B[dd])"
@@ -87,6 +92,16 @@ def test_uploads_and_pastes_are_rate_limited_per_address(client, settings) -> No
     assert "bad coordinate" not in page and Game.objects.count() == 2
     assert client.get("/review", **address).status_code == 200  # the form itself is not counted
     assert send(client, sgf, "text", REMOTE_ADDR="10.35.4.2").status_code == 302
+
+
+def test_production_limits_uploads_by_default_and_development_does_not(tmp_path: Path) -> None:
+    show = "import goweb.settings as s; print(s.GOWEB_UPLOAD_RATE_LIMIT, s.GOWEB_UPLOAD_RATE_WINDOW)"
+    env = {**os.environ, "GOWEB_SECRET_KEY_FILE": str(tmp_path / "key")}
+    env.pop("GOWEB_UPLOAD_RATE_LIMIT", None)
+    shown = {mode: subprocess.run([sys.executable, "-c", show], cwd=ROOT, env={**env, "GOWEB_ENV": mode},
+                                  capture_output=True, text=True, timeout=60).stdout.split()
+             for mode in ("production", "development")}
+    assert shown == {"production": ["10", "60"], "development": ["0", "60"]}
 
 
 def test_a_paste_over_the_request_limit_gets_the_upload_form_saying_the_limits(settings) -> None:
