@@ -29,6 +29,6 @@ class SgfLimits:
 
 def too_large(what: str, where: str | None = None, move_number: int | None = None) -> SgfError:
     """Return the SgfError (kind ``"too_large"``) of a record over one of its limits: ``what`` says
-    which, e.g. ``"a line of play holds more than 1000 moves"``."""
+    which, e.g. ``"a line of play has more than 1000 moves"``."""
     return SgfError(f"too large: {what}", kind="too_large", where=where,
                     move_number=move_number)

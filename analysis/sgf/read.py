@@ -30,7 +30,6 @@ _NEEDS_UNESCAPING = re.compile(rb"[\\\r\t\f\v]")
 _STRAY_AFTER_GAME = re.compile(rb"\s*([;)\[])")
 _OPEN_VALUE = re.compile(rb"\[(?:[^\\\]]|\\.)*\\?", re.DOTALL)
 UNLIMITED = SgfLimits()
-NO_GAME_TREE = "not an SGF file: no game tree '(;' found"
 
 
 def _text(value: bytes) -> str:
@@ -229,17 +228,14 @@ def iter_sgf_games(
         return
     raw = data.encode("utf-8") if isinstance(data, str) else data
     if not _GAME_START.search(raw):
-        yield SgfError(NO_GAME_TREE, kind="not_sgf", source=source)
+        yield SgfError("not an SGF file: no game tree '(;' found", kind="not_sgf", source=source)
         return
     encoding = None
     if isinstance(data, bytes):
         text, encoding = decode_sgf_bytes(data)
         if encoding != "utf-8":
             raw = text.encode("utf-8")  # so that GBK/Shift-JIS bytes can't pass for '\\' or ']'
-    roots, error = _parse_trees(raw, limits)
-    if not roots and error is None:  # defensive: a decoding never loses the game tree
-        yield SgfError(NO_GAME_TREE, kind="not_sgf", source=source)
-        return
+    roots, error = _parse_trees(raw, limits)  # a decoding keeps the game tree: see decode_sgf_bytes
     several = len(roots) + (error is not None) > 1
     for number, root in enumerate(roots, 1):
         name = f"{source}#{number}" if several else source
