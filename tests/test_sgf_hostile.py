@@ -112,7 +112,7 @@ def test_more_passes_in_a_row_than_the_limit_are_refused() -> None:
     assert len(replay(game).moves) == 10
 
 
-def test_the_reviews_record_of_63000_pass_pairs_is_refused_as_soon_as_the_node_limit_is_passed() -> None:
+def test_the_issues_record_of_63000_pass_pairs_is_refused_by_the_node_limit() -> None:
     data = b"(;GM[1]FF[4]SZ[25]" + b";B[];W[]" * 63_000 + b")"
     with pytest.raises(SgfError, match="more than 10000 nodes"):
         read_sgf(data, limits=SgfLimits(nodes=10_000, values=1_000, moves=1_000, passes_in_a_row=4))
