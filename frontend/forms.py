@@ -7,13 +7,14 @@ from typing import ClassVar
 from django import forms
 from django.conf import settings
 from django.contrib.auth.forms import UserCreationForm
+from django.core.validators import ProhibitNullCharactersValidator
 from django.db.models import Q, QuerySet
 
 from analysis.bot.levels import LEVELS
 from analysis.go.handicap import max_fixed_handicap
 from analysis.go.rules import MAX_KOMI, default_komi, known, rules_kind, white_handicap_bonus
 from analysis.play.clock import MAX_MAIN, MAX_PERIOD, MAX_PERIODS, TimeControl, TimeControlError
-from analysis.sgf import GameRecord, SgfError, read_sgf, replay
+from analysis.sgf import GameRecord, SgfError, SgfLimits, read_sgf, replay
 from frontend.models import Game
 from frontend.services import engine
 
@@ -112,16 +113,33 @@ NO_RULES_HINT = ("; the record names no rules, so Chinese rules (positional supe
                  " if it was played under a simple ko rule")
 
 
+class SgfTextField(forms.CharField):
+    """Pasted SGF text.  A NUL in it is left to the SGF reader, which refuses it with the message an
+    uploaded file gets (Django's text fields refuse it with a message of their own)."""
+
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(**kwargs)
+        self.validators = [v for v in self.validators if not isinstance(v, ProhibitNullCharactersValidator)]
+
+
+def upload_limits() -> SgfLimits:
+    """Return the bounds of an uploaded or pasted record: ``GOWEB_MAX_SGF_NODES``,
+    ``GOWEB_MAX_SGF_VALUES``, ``GOWEB_MAX_GAME_MOVES`` and ``GOWEB_MAX_PASSES_IN_A_ROW``."""
+    return SgfLimits(nodes=settings.GOWEB_MAX_SGF_NODES, values=settings.GOWEB_MAX_SGF_VALUES,
+                     moves=settings.GOWEB_MAX_GAME_MOVES, passes_in_a_row=settings.GOWEB_MAX_PASSES_IN_A_ROW)
+
+
 class ReviewForm(forms.Form):
     """An SGF file to review: uploaded or pasted."""
 
     file = forms.FileField(label="SGF file", required=False)
-    text = forms.CharField(label="or paste SGF", required=False, widget=forms.Textarea(attrs={"rows": 6}))
+    text = SgfTextField(label="or paste SGF", required=False, widget=forms.Textarea(attrs={"rows": 6}))
 
     def clean(self) -> dict:
-        """Read the SGF and replay its main line under the rules the game will be stored with, so size
-        errors, syntax errors, illegal moves (a repetition its ko rule forbids among them), setup
-        the review cannot show and an absurd komi show."""
+        """Read the SGF (within :func:`upload_limits`, refused at the first node or value over them)
+        and replay its main line under the rules the game will be stored with, so size errors, syntax
+        errors, binary data, a record too large, illegal moves (a repetition its ko rule forbids among
+        them), setup the review cannot show and an absurd komi show."""
         data = super().clean()
         upload, text = data.get("file"), data.get("text", "").strip()
         limit = settings.GOWEB_MAX_SGF_BYTES
@@ -137,7 +155,7 @@ class ReviewForm(forms.Form):
                 raise forms.ValidationError(f"the text is longer than the limit of {limit} bytes")
             raw, source = text, "pasted SGF"
         try:
-            record = read_sgf(raw, source=source)
+            record = read_sgf(raw, source=source, limits=upload_limits())
             rules = stored_rules(record)
             if abs(record.komi) > MAX_KOMI:
                 raise SgfError(f"komi {record.komi:g} is out of range: at most {MAX_KOMI} either way",

@@ -6,11 +6,10 @@ with a message.  Its owner may share its review read-only: the link opens for an
 
 import importlib
 import json
-import secrets
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import PermissionDenied, RequestDataTooBig
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
@@ -186,7 +185,7 @@ def share(request: HttpRequest, pk: int) -> HttpResponse:
     """Give the game a read-only share link (kept if it has one) and go back to its review."""
     game = session_game(request, pk)
     if not game.share_token:
-        game.share_token = secrets.token_urlsafe(16)
+        game.share_token = games.new_share_token()
         game.save(update_fields=["share_token"])
     return redirect("frontend:review", pk=pk)
 
@@ -200,9 +199,24 @@ def unshare(request: HttpRequest, pk: int) -> HttpResponse:
     return redirect("frontend:review", pk=pk)
 
 
+def upload_page(request: HttpRequest, form: ReviewForm, refusal: str | None = None, status: int = 200
+                ) -> HttpResponse:
+    """Render the upload form, with its errors or the ``refusal`` of the whole request."""
+    return render(request, "frontend/upload.html", {"form": form, "refusal": refusal}, status=status)
+
+
 @require_http_methods(["GET", "POST"])
 def upload(request: HttpRequest) -> HttpResponse:
-    """Upload or paste an SGF; a valid one becomes a review game."""
+    """Upload or paste an SGF; a valid one becomes a review game.
+
+    Each upload or paste counts against the client address's limit (``GOWEB_UPLOAD_RATE_LIMIT`` per
+    ``GOWEB_UPLOAD_RATE_WINDOW`` seconds): 429 over it, before the SGF is read.
+    """
+    address = requester.from_request(request).address or "unknown"
+    if request.method == "POST" and not ratelimit.allow("upload", address):
+        limit, window = settings.GOWEB_UPLOAD_RATE_LIMIT, settings.GOWEB_UPLOAD_RATE_WINDOW
+        refusal = f"too many uploads: at most {limit} every {window} seconds from one address; try later"
+        return upload_page(request, ReviewForm(), refusal, status=429)
     form = ReviewForm(*((request.POST, request.FILES) if request.method == "POST" else ()))
     if request.method == "POST" and form.is_valid():
         record = form.record
@@ -221,7 +235,20 @@ def upload(request: HttpRequest) -> HttpResponse:
             result=(record.result or "")[:32],
         )
         return redirect("frontend:review", pk=game.pk)
-    return render(request, "frontend/upload.html", {"form": form}, status=400 if form.errors else 200)
+    return upload_page(request, form, status=400 if form.errors else 200)
+
+
+def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """The site's answer to a request Django could not read (``handler400``): 413 with the limit for a
+    body over ``GOWEB_MAX_UPLOAD_BYTES`` (on the upload form, with the SGF limit, when it was sent
+    there), else 400."""
+    if not isinstance(exception, RequestDataTooBig):
+        return render(request, "400.html", {"exception": "The request could not be read."}, status=400)
+    message = f"the request is larger than the limit of {settings.DATA_UPLOAD_MAX_MEMORY_SIZE} bytes"
+    if request.path == reverse("frontend:upload"):
+        message += f"; an SGF file or text may have at most {settings.GOWEB_MAX_SGF_BYTES} bytes"
+        return upload_page(request, ReviewForm(), message, status=413)
+    return render(request, "400.html", {"exception": message[0].upper() + message[1:] + "."}, status=413)
 
 
 @require_safe

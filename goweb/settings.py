@@ -31,7 +31,15 @@ service (SQLite, in-memory channel layer, Celery tasks run eagerly in-process):
   well within it, which is why a whole-game analysis runs in chunks);
 - ``GOWEB_MAX_UPLOAD_BYTES`` caps request bodies held in memory (default 2 MB);
 - ``GOWEB_SQLITE_PATH`` moves the default SQLite file (ignored with ``DATABASE_URL``);
-- ``GOWEB_MAX_SGF_BYTES`` caps uploaded or pasted SGF files (default 512 kB);
+- ``GOWEB_MAX_SGF_BYTES`` caps uploaded or pasted SGF files (default 512 kB); what one such record
+  may hold is bounded too, and a record over a bound is refused as soon as the reader meets it
+  (:class:`analysis.sgf.SgfLimits`): ``GOWEB_MAX_SGF_NODES`` nodes (default 10000),
+  ``GOWEB_MAX_SGF_VALUES`` values in one property (default 1000), ``GOWEB_MAX_GAME_MOVES`` moves
+  in a line of play (default 1000; also the most moves a review page shows) and
+  ``GOWEB_MAX_PASSES_IN_A_ROW`` passes in a row (default 4);
+- ``GOWEB_UPLOAD_RATE_LIMIT`` and ``GOWEB_UPLOAD_RATE_WINDOW``: SGF uploads and pastes allowed per
+  client address per window (seconds) (default 10 per 60 s in production, 0 in development: 0 turns
+  the limit off);
 - ``GOWEB_API_RATE_LIMIT`` and ``GOWEB_API_RATE_WINDOW``: requests allowed per client per window
   (seconds) on ``/api/analyze`` (default 60 per 60 s; 0 turns the limit off);
 - ``GOWEB_ANALYSIS_THREADS``: threads running tasks in-process for each queue when there is no
@@ -207,6 +215,12 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("GOWEB_MAX_UPLOAD_BYTES", 2 * 1024 * 1024)
 FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE
 
 GOWEB_MAX_SGF_BYTES = env_int("GOWEB_MAX_SGF_BYTES", 512 * 1024)
+GOWEB_MAX_SGF_NODES = env_int("GOWEB_MAX_SGF_NODES", 10_000)
+GOWEB_MAX_SGF_VALUES = env_int("GOWEB_MAX_SGF_VALUES", 1000)
+GOWEB_MAX_GAME_MOVES = env_int("GOWEB_MAX_GAME_MOVES", 1000)
+GOWEB_MAX_PASSES_IN_A_ROW = env_int("GOWEB_MAX_PASSES_IN_A_ROW", 4)
+GOWEB_UPLOAD_RATE_LIMIT = env_int("GOWEB_UPLOAD_RATE_LIMIT", 10 if PRODUCTION else 0)
+GOWEB_UPLOAD_RATE_WINDOW = env_int("GOWEB_UPLOAD_RATE_WINDOW", 60)
 GOWEB_API_RATE_LIMIT = env_int("GOWEB_API_RATE_LIMIT", 60)
 GOWEB_API_RATE_WINDOW = env_int("GOWEB_API_RATE_WINDOW", 60)
 GOWEB_ANALYSIS_THREADS = env_int("GOWEB_ANALYSIS_THREADS", 2)

@@ -10,3 +10,5 @@ urlpatterns = [
     path("", include("frontend.urls")),
     *staticfiles_urlpatterns(),
 ]
+
+handler400 = "frontend.views.bad_request"

@@ -135,22 +135,26 @@ def move_rank(policy: np.ndarray, point: int) -> int:
 
 
 def game_positions(
-    record: GameRecord, start: int = 0, rules: str | None = None
+    record: GameRecord, start: int = 0, rules: str | None = None, *, copies: bool = True
 ) -> Iterator[tuple[Position, tuple[int, int] | None]]:
     """Yield (position after k moves, the next move played or None) for k = start..number of moves.
 
     The record is replayed once, up to ``start`` (setup stones as :func:`analysis.sgf.replay`
     applies them, with ``rules`` as it takes them), then played forward one move at a time; each
-    position yielded is a copy, the caller's to keep.  Raises SgfError (kind ``illegal_move``) for
-    an illegal move (the site checks records when it stores them).
+    position yielded is a copy, the caller's to keep.  With ``copies`` False it is the one position
+    being played forward, to be read before the next is asked for: a copy carries the whole history,
+    so copying each of a long game's positions costs time that grows as the square of its length.
+    Raises SgfError (kind ``illegal_move``) for an illegal move (the site checks records when it
+    stores them).
     """
     moves = record.main_line_moves()
+    opening = next((k for k, (color, _) in enumerate(moves) if color != BLACK), len(moves))
     position = replay(record, upto=start, rules=rules)
     for k in range(start, len(moves) + 1):
-        yield position.copy(), (moves[k] if k < len(moves) else None)
+        yield position.copy() if copies else position, (moves[k] if k < len(moves) else None)
         if k < len(moves):
             _play_recorded(position, moves[k], k + 1, record)
-            if rules is not None and all(color == BLACK for color, _ in moves[: k + 1]):
+            if rules is not None and k < opening:
                 apply_rules(position, rules, record.komi)  # Black's opening moves may be a handicap
 
 

@@ -12,13 +12,19 @@ Writing and annotating::
     node.set_comment("B is ahead"); node.set("GA", "winrate 0.62")
     data = write_sgf(game)                          # UTF-8, CA[UTF-8]
 
+Input from strangers is read with :class:`SgfLimits` (``read_sgf(data, limits=...)``), which
+refuses a record too large to handle before it costs much.
+
 Bad input raises :class:`SgfError` (a ValueError) naming the source, the place
 (``move 12``, ``node 3``, ``line 7``...) and the problem.  The pieces live in
 :mod:`analysis.sgf.read` (parsing, replaying), :mod:`analysis.sgf.model` (the model),
-:mod:`analysis.sgf.encoding` (character sets), :mod:`analysis.sgf.write` (writing) and
-:mod:`analysis.sgf.archive` (streaming game collections); import the first four's API from here.
+:mod:`analysis.sgf.encoding` (character sets), :mod:`analysis.sgf.limits` (bounds on what a
+record may hold, for input from strangers), :mod:`analysis.sgf.write` (writing) and
+:mod:`analysis.sgf.archive` (streaming game collections); import the reader's, the model's, the
+limits' and the writer's API from here.
 """
 
+from analysis.sgf.limits import SgfLimits
 from analysis.sgf.model import GameRecord, Setup, SgfError, SgfNode, expand_points
 from analysis.sgf.read import iter_sgf_games, read_sgf, read_sgf_collection, replay
 from analysis.sgf.write import write_sgf, write_sgf_collection
@@ -27,6 +33,7 @@ __all__ = [
     "GameRecord",
     "Setup",
     "SgfError",
+    "SgfLimits",
     "SgfNode",
     "expand_points",
     "iter_sgf_games",

@@ -126,15 +126,30 @@ def _text_cost(text: str, family: str) -> float:
 
 
 def _decode_strict(data: bytes, codec: str, superset: str | None) -> tuple[str, str] | None:
-    """Return (text, codec used) decoding ``data`` with ``codec`` or else ``superset``; None if both fail."""
+    """Return (text, codec used) decoding ``data`` with ``codec`` or else ``superset``; None if both
+    fail, or are not text encodings (``rot13``, ``base64``, ``zlib_codec``...)."""
     for name in (codec, superset):
         if name is None:
             continue
         try:
             return data.decode(name), name
-        except UnicodeDecodeError:
+        except (UnicodeError, LookupError):  # LookupError: "... is not a text encoding"
             continue
     return None
+
+
+def _still_sgf(text: str, label: str) -> bool:
+    """Return whether ``text``, decoded with the codec that its bytes' CA names (``label``), is the
+    same SGF: it is valid Unicode without NUL and its root still names ``label``.  A false CA (a
+    UTF-8 game saying UTF-16 or cp037) turns the game tree itself into other characters; an escape
+    codec (``unicode_escape``, UTF-7) can make NULs or lone surrogates of plain ASCII."""
+    if "\0" in text:
+        return False
+    try:
+        encoded = text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return declared_charset(encoded) == label
 
 
 def guess_decoding(data: bytes) -> tuple[str, str]:
@@ -167,7 +182,9 @@ def decode_sgf_bytes(data: bytes) -> tuple[str, str]:
     A UTF-8 byte order mark means UTF-8.  Otherwise the root ``CA`` property is
     honoured (GB2312 and GBK are read as their superset GB18030; EUC-KR and
     Shift-JIS fall back to CP949 and CP932 when the strict codec fails).  When CA
-    is missing, names an unknown codec, or does not decode the bytes, the
+    is missing, names an unknown codec or one that is not a text encoding, does
+    not decode the bytes, or decodes them into something that is no longer the
+    same SGF (the game tree and its CA gone, a NUL or a lone surrogate made), the
     encoding is guessed by :func:`guess_decoding`.  The codec name returned is
     Python's canonical name of the codec actually used (``"utf-8"``,
     ``"gb18030"``, ``"euc_kr"``, ``"cp949"``, ``"shift_jis"``, ``"cp932"``,
@@ -182,6 +199,6 @@ def decode_sgf_bytes(data: bytes) -> tuple[str, str]:
     codec = _codec_name(label) if label else None
     if codec is not None:
         decoded = _decode_strict(data, *_CA_CODECS.get(codec, (codec, None)))
-        if decoded is not None:
+        if decoded is not None and _still_sgf(decoded[0], label):
             return decoded
     return guess_decoding(data)

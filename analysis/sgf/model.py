@@ -48,7 +48,8 @@ class SgfError(ValueError):
     ``where`` (``"move 12"``, ``"node 3"``, ``"root node"``... or None),
     ``move_number`` (1-based, when the problem is at a move) and ``kind``, one of
     ``"not_sgf"``, ``"truncated"``, ``"syntax"``, ``"not_go"``, ``"bad_property"``,
-    ``"bad_coordinate"``, ``"illegal_move"``, ``"illegal_setup"``, ``"several_games"``.
+    ``"bad_coordinate"``, ``"illegal_move"``, ``"illegal_setup"``, ``"several_games"``,
+    ``"too_large"`` (over :class:`analysis.sgf.SgfLimits`).
     """
 
     def __init__(
@@ -94,7 +95,7 @@ def expand_points(values: Iterable[str], size: int) -> tuple[int, ...]:
     or off-board points, and for the pass point (``""`` or ``"tt"``).
     """
     points: dict[int, None] = {}
-    for value in values:
+    for value in dict.fromkeys(values):  # a point list repeated 70,000 times is expanded once
         corners = value.split(":")
         if len(corners) > 2:
             raise CoordinateError(f"malformed point list entry {value!r}")

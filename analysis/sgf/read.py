@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -10,6 +11,7 @@ from sgfmill import sgf_grammar
 
 from analysis.go.coords import to_gtp
 from analysis.sgf.encoding import decode_sgf_bytes
+from analysis.sgf.limits import SgfLimits, too_large
 from analysis.sgf.model import (
     MOVE_PROPERTIES,
     GameRecord,
@@ -27,6 +29,7 @@ _GAME_START = re.compile(rb"\(\s*;")
 _NEEDS_UNESCAPING = re.compile(rb"[\\\r\t\f\v]")
 _STRAY_AFTER_GAME = re.compile(rb"\s*([;)\[])")
 _OPEN_VALUE = re.compile(rb"\[(?:[^\\\]]|\\.)*\\?", re.DOTALL)
+UNLIMITED = SgfLimits()
 
 
 def _text(value: bytes) -> str:
@@ -42,13 +45,15 @@ def _syntax_error(what: str, depth: int) -> SgfError:
     return SgfError(what, kind="syntax", where=where)
 
 
-def _build_tree(tokens: list[tuple[str, bytes]]) -> SgfNode:
+def _build_tree(tokens: list[tuple[str, bytes]], limits: SgfLimits) -> SgfNode:
     """Return the root of the game tree described by sgfmill ``tokens`` of one game.
 
     ``tokens`` must come from ``sgf_grammar.tokenise`` and be balanced (the caller
     checks that the game was complete).  Raises SgfError for misplaced nodes,
-    properties or values.
+    properties or values, and (kind ``"too_large"``) at the first property value over
+    ``limits``.
     """
+    max_values = limits.values
     root: SgfNode | None = None
     current: SgfNode | None = None
     depth = -1  # of current
@@ -92,8 +97,11 @@ def _build_tree(tokens: list[tuple[str, bytes]]) -> SgfNode:
         else:
             if ident is None or current is None:
                 raise _syntax_error("property value without a property identifier", depth)
-            current.properties[ident].append(_text(token))
             ident_values += 1
+            if max_values is not None and ident_values > max_values:
+                where = "root node" if depth == 0 else f"node {depth}"
+                raise too_large(f"property {ident} has more than {max_values} values", where)
+            current.properties[ident].append(_text(token))
     assert root is not None  # tokenise starts every game with '(' ';'
     return root
 
@@ -116,16 +124,22 @@ def _incomplete_game_error(raw: bytes, end: int, open_trees: int) -> SgfError:
     return SgfError(f"unexpected text {snippet!r}", kind="syntax", where=f"line {line}")
 
 
-def _parse_trees(raw: bytes) -> tuple[list[SgfNode], SgfError | None]:
-    """Return the roots of every game in UTF-8 ``raw`` and the syntax error that stopped parsing, if any."""
+def _parse_trees(raw: bytes, limits: SgfLimits) -> tuple[list[SgfNode], SgfError | None]:
+    """Return the roots of every game in UTF-8 ``raw`` and the syntax error, or the excess over
+    ``limits`` (nodes of all the games together, values of a property), that stopped parsing, if
+    any.  The nodes are counted before a game's tree is built."""
     roots: list[SgfNode] = []
-    position = 0
+    position, nodes = 0, 0
     while True:
         tokens, end = sgf_grammar.tokenise(raw, position)
         if not tokens:
             return roots, None
-        depth = sum(1 if t == b"(" else -1 if t == b")" else 0 for kind, t in tokens if kind == "D")
+        delimiters = Counter(t for kind, t in tokens if kind == "D")
+        depth = delimiters[b"("] - delimiters[b")"]
+        nodes += delimiters[b";"]
         try:
+            if limits.nodes is not None and nodes > limits.nodes:
+                raise too_large(f"the file has more than {limits.nodes} nodes")
             if depth:
                 raise _incomplete_game_error(raw, end, depth)
             stray = _STRAY_AFTER_GAME.match(raw, end)
@@ -136,46 +150,81 @@ def _parse_trees(raw: bytes) -> tuple[list[SgfNode], SgfError | None]:
                     kind="syntax",
                     where=f"line {line}",
                 )
-            roots.append(_build_tree(tokens))
+            roots.append(_build_tree(tokens, limits))
         except SgfError as e:
             return roots, e
         position = end
 
 
-def _check_tree(game: GameRecord) -> None:
-    """Raise SgfError (with source and place) for the first bad B/W/AB/AW/AE value in the tree."""
+def _check_tree(game: GameRecord, limits: SgfLimits) -> None:
+    """Raise SgfError (with source and place) for the first bad B/W/AB/AW/AE value in the tree, or
+    (kind ``"too_large"``) for the first line of play with more moves or passes in a row than
+    ``limits`` allow."""
     size = game.size
-    stack: list[tuple[SgfNode, int, int, bool]] = [(game.root, 0, 0, True)]
+    stack: list[tuple[SgfNode, int, int, int, bool]] = [(game.root, 0, 0, 0, True)]
     while stack:
-        node, depth, moves, main = stack.pop()
+        node, depth, moves, passes, main = stack.pop()
         is_move = node.has_move()
+        where = f"move {moves + 1}" if is_move else "root node" if depth == 0 else f"node {depth}"
+        if not main:
+            where += " of a variation"
         try:
-            node.move(size)
+            move = node.move(size)
             node.setup(size)
+            if move is not None:
+                passes = passes + 1 if move[1] == size * size else 0
+                _check_line(moves + 1, passes, limits)
         except SgfError as e:
-            where = f"move {moves + 1}" if is_move else "root node" if depth == 0 else f"node {depth}"
-            if not main:
-                where += " of a variation"
             raise e.located(
                 source=game.source, where=where, move_number=moves + 1 if is_move else None
             ) from None
         moves += is_move
-        stack.extend((child, depth + 1, moves, main and i == 0) for i, child in enumerate(node.children))
+        stack.extend(
+            (child, depth + 1, moves, passes, main and i == 0) for i, child in enumerate(node.children)
+        )
 
 
-def iter_sgf_games(data: bytes | str, source: str = "<string>") -> Iterator[GameRecord | SgfError]:
+def _check_line(moves: int, passes: int, limits: SgfLimits) -> None:
+    """Raise SgfError (kind ``"too_large"``) if a line of play reaching ``moves`` moves, the last
+    ``passes`` of them passes, is over ``limits``."""
+    if limits.moves is not None and moves > limits.moves:
+        raise too_large(f"a line of play has more than {limits.moves} moves")
+    if limits.passes_in_a_row is not None and passes > limits.passes_in_a_row:
+        raise too_large(f"more than {limits.passes_in_a_row} passes in a row")
+
+
+def _not_sgf(data: bytes | str) -> str | None:
+    """Return why ``data`` cannot be SGF text at all (a NUL anywhere: binary data, which no database
+    column of text takes either; text that is not Unicode), or None."""
+    nul = data.find(b"\0" if isinstance(data, bytes) else "\0")
+    if nul >= 0:
+        unit = "byte" if isinstance(data, bytes) else "character"
+        return f"binary data, not an SGF file ({unit} {nul + 1} is a NUL)"
+    if isinstance(data, str):
+        try:
+            data.encode("utf-8")
+        except UnicodeEncodeError as e:
+            return f"not valid text (character {e.start + 1} is a lone surrogate)"
+    return None
+
+
+def iter_sgf_games(
+    data: bytes | str, source: str = "<string>", limits: SgfLimits = UNLIMITED
+) -> Iterator[GameRecord | SgfError]:
     """Yield each game of an SGF collection, or the SgfError that makes it unusable.
 
     ``data`` is the file's bytes (the encoding is taken from CA or guessed, see
     :func:`analysis.sgf.encoding.decode_sgf_bytes`) or already decoded text.
     A game with a bad header or bad coordinates yields its SgfError and the
-    following games are still read; a syntax error (including truncation) yields
-    its SgfError and ends the collection.  When the file holds several games
-    their sources are ``source#1``, ``source#2``...  Data that is not SGF at all
-    yields a single SgfError of kind ``"not_sgf"``.  Never raises SgfError itself.
+    following games are still read; a syntax error (including truncation), or a
+    game over ``limits`` (kind ``"too_large"``), yields its SgfError and ends the
+    collection.  When the file holds several games their sources are ``source#1``,
+    ``source#2``...  Data that is not SGF at all (no game tree; a NUL byte or
+    character anywhere) yields a single SgfError of kind ``"not_sgf"``.  Never
+    raises SgfError itself.
     """
-    if isinstance(data, bytes) and b"\0" in data[:4096]:
-        yield SgfError("binary data, not an SGF file", kind="not_sgf", source=source)
+    if (why := _not_sgf(data)) is not None:
+        yield SgfError(why, kind="not_sgf", source=source)
         return
     raw = data.encode("utf-8") if isinstance(data, str) else data
     if not _GAME_START.search(raw):
@@ -186,13 +235,13 @@ def iter_sgf_games(data: bytes | str, source: str = "<string>") -> Iterator[Game
         text, encoding = decode_sgf_bytes(data)
         if encoding != "utf-8":
             raw = text.encode("utf-8")  # so that GBK/Shift-JIS bytes can't pass for '\\' or ']'
-    roots, error = _parse_trees(raw)
+    roots, error = _parse_trees(raw, limits)  # a decoding keeps the game tree: see decode_sgf_bytes
     several = len(roots) + (error is not None) > 1
     for number, root in enumerate(roots, 1):
         name = f"{source}#{number}" if several else source
         try:
             game = GameRecord(root, source=name, encoding=encoding)
-            _check_tree(game)
+            _check_tree(game, limits)
         except SgfError as e:
             yield e
         else:
@@ -201,29 +250,32 @@ def iter_sgf_games(data: bytes | str, source: str = "<string>") -> Iterator[Game
         yield error.located(source=f"{source}#{len(roots) + 1}" if several else source, where=None)
 
 
-def read_sgf_collection(data: bytes | str, source: str = "<string>") -> list[GameRecord]:
+def read_sgf_collection(
+    data: bytes | str, source: str = "<string>", limits: SgfLimits = UNLIMITED
+) -> list[GameRecord]:
     """Return every game of an SGF file (one or more ``(;...)`` trees) as GameRecords.
 
     ``source`` names the data in error messages and in ``GameRecord.source``.
     Raises SgfError for the first problem found: not SGF, truncated or
-    unbalanced, bad syntax, not Go, bad SZ/KM/HA/FF, or a malformed or
-    off-board point in B/W/AB/AW/AE anywhere in the tree.
+    unbalanced, bad syntax, not Go, bad SZ/KM/HA/FF, a malformed or
+    off-board point in B/W/AB/AW/AE anywhere in the tree, or a game over
+    ``limits`` (kind ``"too_large"``).
     """
     games = []
-    for item in iter_sgf_games(data, source):
+    for item in iter_sgf_games(data, source, limits):
         if isinstance(item, SgfError):
             raise item
         games.append(item)
     return games
 
 
-def read_sgf(data: bytes | str, source: str = "<string>") -> GameRecord:
+def read_sgf(data: bytes | str, source: str = "<string>", limits: SgfLimits = UNLIMITED) -> GameRecord:
     """Return the single game of an SGF file.
 
     Raises SgfError as :func:`read_sgf_collection` does, and also (kind
     ``"several_games"``) if the file holds more than one game.
     """
-    games = read_sgf_collection(data, source)
+    games = read_sgf_collection(data, source, limits)
     if len(games) > 1:
         raise SgfError(
             f"holds {len(games)} games; send one game at a time",

@@ -9,11 +9,15 @@ game take the row locked by :func:`locked` and save it.
 
 from __future__ import annotations
 
+import re
+import secrets
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+import numpy as np
+from django.conf import settings
 from django.db import transaction
 from django.db.models import QuerySet
 
@@ -32,6 +36,7 @@ from frontend.services import clock
 from frontend.services.requester import Requester
 
 GLYPHS = {BLACK: "X", WHITE: "O", 0: "."}
+_GLYPH_BYTES = np.frombuffer("".join(GLYPHS[c] for c in (WHITE, 0, BLACK)).encode(), dtype=np.uint8)
 COLORS = {"B": BLACK, "W": WHITE}
 SGF_RULES = {  # the RU a new game's record names its rules with
     Game.Rules.CHINESE: "Chinese",
@@ -42,6 +47,7 @@ SGF_RULES = {  # the RU a new game's record names its rules with
 
 
 NO_CLOCK = TimeControl()
+SHARE_TOKEN = re.compile(r"[A-Za-z0-9_-]{1,32}")  # what new_share_token makes, in Game.share_token
 
 
 class GameError(ValueError):
@@ -89,10 +95,17 @@ def owned_game(game_id: int, requester: Requester) -> Game:
     return game
 
 
+def new_share_token() -> str:
+    """Return a new random share token: 22 characters of ``SHARE_TOKEN``'s alphabet."""
+    return secrets.token_urlsafe(16)
+
+
 def shared_game(token: str) -> Game:
-    """Return the game whose review is shared with ``token``; raises Game.DoesNotExist."""
-    if not token:
-        raise Game.DoesNotExist("no share token")
+    """Return the game whose review is shared with ``token``; raises Game.DoesNotExist, without asking
+    the database, for a token that no share link can have (a NUL, which PostgreSQL refuses in a
+    query; other bytes; too long)."""
+    if not SHARE_TOKEN.fullmatch(token):
+        raise Game.DoesNotExist("no such share token")
     return Game.objects.get(share_token=token)
 
 
@@ -428,7 +441,7 @@ def accept_score(loaded: LoadedGame) -> None:
 
 def board_string(position: Position) -> str:
     """Return the board as one string of ``.XO``, row-major from the top left."""
-    return "".join(GLYPHS[c] for c in position.stones().ravel().tolist())
+    return _GLYPH_BYTES[position.stones().ravel() + 1].tobytes().decode("ascii")  # -1, 0, 1: O . X
 
 
 def state(loaded: LoadedGame) -> dict:
@@ -463,23 +476,28 @@ def state(loaded: LoadedGame) -> dict:
 def timeline(record: GameRecord) -> dict:
     """Return the main line for the review page: moves, the board after each (``boards[k]``), the
     record's comments on the position after k moves (``comments[k]``, "" for none; a node without
-    a move adds to the position before it), and ``variations``: how many alternative lines branch
-    off the main line (the review follows the main line only).
+    a move adds to the position before it), ``variations``: how many alternative lines branch
+    off the main line (the review follows the main line only), and ``total_moves``.
 
+    A page holds at most ``GOWEB_MAX_GAME_MOVES`` moves (a record stored before the site bounded
+    them may have more: the review shows its first ones), and the replay plays one position
+    forward, so a page costs time and bytes in proportion to the moves shown.
     Raises SgfError (kind ``illegal_move``, naming the move) if the record cannot be replayed.
     """
+    shown = settings.GOWEB_MAX_GAME_MOVES
     boards, moves = [], []
     size = record.size
-    for position, next_move in game_positions(record):
+    for position, next_move in game_positions(record, copies=False):
         boards.append(board_string(position))
-        if next_move is not None:
-            moves.append([color_letter(next_move[0]), to_gtp(next_move[1], size)])
+        if next_move is None or len(moves) == shown:
+            break
+        moves.append([color_letter(next_move[0]), to_gtp(next_move[1], size)])
     comments = [""] * len(boards)
-    variations, k = 0, 0
+    variations, total = 0, 0
     for node in record.main_line():
-        k += node.has_move()
-        if comment := without_analysis(node.comment):  # the players', not this site's analysis
-            comments[k] = f"{comments[k]}\n\n{comment}" if comments[k] else comment
+        total += node.has_move()
+        if total <= shown and (comment := without_analysis(node.comment)):  # the players', not ours
+            comments[total] = f"{comments[total]}\n\n{comment}" if comments[total] else comment
         variations += max(0, len(node.children) - 1)
     return {"size": size, "komi": record.komi, "moves": moves, "boards": boards, "comments": comments,
-            "variations": variations}
+            "variations": variations, "total_moves": total}

@@ -1,4 +1,5 @@
-"""A fixed-window request limit per client, kept in Django's cache."""
+"""Fixed-window request limits per client, kept in Django's cache: one per scope, each with its own
+settings."""
 
 from __future__ import annotations
 
@@ -7,14 +8,22 @@ import time
 from django.conf import settings
 from django.core.cache import cache
 
+# The settings of each scope's limit: (requests, window in seconds).
+SCOPES = {
+    "api": ("GOWEB_API_RATE_LIMIT", "GOWEB_API_RATE_WINDOW"),
+    "upload": ("GOWEB_UPLOAD_RATE_LIMIT", "GOWEB_UPLOAD_RATE_WINDOW"),
+}
+
 
 def allow(scope: str, client: str) -> bool:
-    """Count one request of ``client`` against ``scope``; return False once over the limit.
+    """Count one request of ``client`` against ``scope`` (a key of ``SCOPES``); return False once
+    over the limit.
 
-    The limit is ``GOWEB_API_RATE_LIMIT`` requests per ``GOWEB_API_RATE_WINDOW`` seconds
+    The limit of ``"api"`` is ``GOWEB_API_RATE_LIMIT`` requests per ``GOWEB_API_RATE_WINDOW``
+    seconds, that of ``"upload"`` ``GOWEB_UPLOAD_RATE_LIMIT`` per ``GOWEB_UPLOAD_RATE_WINDOW``
     (0 requests means no limit).
     """
-    limit, window = settings.GOWEB_API_RATE_LIMIT, settings.GOWEB_API_RATE_WINDOW
+    limit, window = (getattr(settings, name) for name in SCOPES[scope])
     if limit <= 0:
         return True
     key = f"ratelimit:{scope}:{client}:{int(time.time() // window)}"

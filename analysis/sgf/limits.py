@@ -1,0 +1,34 @@
+"""Bounds on what one SGF record may hold, so that hostile input is refused before it costs much.
+
+The reader checks them as it parses (:func:`analysis.sgf.read_sgf` and its siblings take
+``limits``): a file with too many nodes is refused before the tree of the game that passes the
+bound is built, a property with too many values at its first value over the bound, both before any
+point list is expanded or any move replayed; the moves of each line of play and the passes in a
+row are checked before the record is returned.
+Without limits (the default) a record is read whatever its size, as archives are.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from analysis.sgf.model import SgfError
+
+
+@dataclass(frozen=True)
+class SgfLimits:
+    """The most a file may hold: ``nodes`` in all its game trees together, ``values`` in one
+    property, ``moves`` in one line of play (the main line or a variation, from the root) and
+    ``passes_in_a_row`` in one line; None leaves that one unbounded."""
+
+    nodes: int | None = None
+    values: int | None = None
+    moves: int | None = None
+    passes_in_a_row: int | None = None
+
+
+def too_large(what: str, where: str | None = None, move_number: int | None = None) -> SgfError:
+    """Return the SgfError (kind ``"too_large"``) of a record over one of its limits: ``what`` says
+    which, e.g. ``"a line of play has more than 1000 moves"``."""
+    return SgfError(f"too large: {what}", kind="too_large", where=where,
+                    move_number=move_number)

@@ -1,0 +1,118 @@
+"""Hostile SGF input (issue 35): false or non-text ``CA`` codecs, NUL bytes anywhere, and records
+too big to review, refused early by :class:`analysis.sgf.SgfLimits` before the costly steps."""
+
+from __future__ import annotations
+
+import pytest
+
+from analysis.sgf import SgfError, SgfLimits, read_sgf, replay
+from analysis.sgf import model as sgf_model
+from analysis.sgf.encoding import decode_sgf_bytes
+
+GAME = "(;GM[1]FF[4]CA[{ca}]SZ[9]PB[Müller];B[ee];W[cc])"
+
+
+@pytest.mark.parametrize("codec", ["UTF-16", "cp037", "utf_16_be", "utf-32"])
+def test_a_declared_codec_that_decodes_the_game_away_falls_back_to_detection(codec: str) -> None:
+    data = GAME.format(ca=codec).encode("utf-8")  # a real game re-encoded, its CA left false
+    game = read_sgf(data)
+    assert (game.size, game.players[1], len(game.main_line_moves())) == (9, "Müller", 2)
+    assert game.encoding == "utf-8"
+    assert read_sgf(f"(;GM[1]FF[4]CA[{codec}]SZ[9];B[ee])".encode()).main_line_moves() == [(1, 40)]
+
+
+@pytest.mark.parametrize("codec", ["rot13", "base64", "zlib_codec", "hex", "uu_codec", "no-such-codec"])
+def test_a_non_text_or_unknown_codec_in_ca_is_ignored(codec: str) -> None:
+    game = read_sgf(GAME.format(ca=codec).encode("utf-8"))
+    assert game.players[1] == "Müller" and game.encoding == "utf-8"
+
+
+@pytest.mark.parametrize("value", ["\\x00", "\\u0000", "\\ud800"])
+def test_a_codec_that_decodes_escapes_into_a_nul_or_a_lone_surrogate_is_not_believed(value: str) -> None:
+    data = f"(;GM[1]CA[unicode_escape]SZ[9]C[a{value}b];B[ee])".encode()
+    text, codec = decode_sgf_bytes(data)
+    assert codec == "utf-8" and "\0" not in text
+    assert read_sgf(data).root.comment == f"a{value[1:]}b"  # SGF's own escape: the backslash goes
+
+
+@pytest.mark.parametrize("data", [
+    b"(;GM[1]FF[4]SZ[19]" + b" " * 5000 + b"PB[\x00];B[dd])",
+    "(;GM[1]FF[4]SZ[19]" + " " * 5000 + "PB[\x00];B[dd])",
+    b"(;GM[1]SZ[9];B[ee]C[" + b"x" * 9000 + b"\x00])",
+])
+def test_a_nul_anywhere_is_refused_as_binary_data(data: bytes | str) -> None:
+    with pytest.raises(SgfError, match="binary data, not an SGF file") as refused:
+        read_sgf(data, source="x.sgf")
+    assert refused.value.kind == "not_sgf" and "NUL" in str(refused.value)
+
+
+def test_text_that_is_not_unicode_is_refused_not_crashed() -> None:
+    with pytest.raises(SgfError, match="not valid text") as refused:
+        read_sgf("(;SZ[9]C[\ud800];B[ee])")
+    assert refused.value.kind == "not_sgf"
+
+
+LIMITS = SgfLimits(nodes=50, values=20, moves=30, passes_in_a_row=4)
+
+
+def test_a_game_of_more_nodes_than_the_limit_is_refused_as_too_large() -> None:
+    data = "(;SZ[19]" + ";C[x]" * 51 + ")"
+    with pytest.raises(SgfError, match="more than 50 nodes") as refused:
+        read_sgf(data, limits=LIMITS)
+    assert refused.value.kind == "too_large"
+    assert len(list(read_sgf(data).nodes())) == 52  # no limits: the archive reader reads it all
+
+
+def test_a_file_of_many_games_is_refused_once_all_of_them_together_pass_the_node_limit(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    built, init = [], sgf_model.SgfNode.__init__
+
+    def counted_init(self: sgf_model.SgfNode, *args: object) -> None:
+        built.append(1)
+        init(self, *args)
+
+    monkeypatch.setattr(sgf_model.SgfNode, "__init__", counted_init)
+    with pytest.raises(SgfError, match="too large: the file has more than 50 nodes"):
+        read_sgf("(;B[ee])" * 65_000, limits=LIMITS)
+    assert len(built) <= 50  # the games after the bound were never built
+
+
+def test_a_property_of_more_values_than_the_limit_is_refused_before_its_points_are_expanded(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def no_expansion(*args: object) -> None:
+        raise AssertionError("the points were expanded before the refusal")
+
+    monkeypatch.setattr(sgf_model, "expand_points", no_expansion)
+    too_many = "root node: too large: property AB has more than 20 values"
+    with pytest.raises(SgfError, match=too_many) as refused:
+        read_sgf("(;SZ[19]AB" + "[aa:ss]" * 70_000 + ")", limits=LIMITS)
+    assert refused.value.kind == "too_large"
+    with pytest.raises(SgfError, match="node 1: too large: property XX has more than 20 values"):
+        read_sgf("(;SZ[19];XX" + "[a]" * 21 + ")", limits=LIMITS)
+
+
+def test_a_line_of_more_moves_than_the_limit_is_refused_variations_included() -> None:
+    moves = "".join(f";{'BW'[k % 2]}[{'abcdefghijklmnopqrs'[k % 19]}{'abcdefghijklmnopqrs'[k // 19]}]"
+                    for k in range(31))
+    with pytest.raises(SgfError, match="more than 30 moves") as refused:
+        read_sgf(f"(;SZ[19]{moves})", limits=LIMITS)
+    assert refused.value.kind == "too_large"
+    with pytest.raises(SgfError, match="more than 30 moves"):
+        read_sgf(f"(;SZ[19];B[aa](;W[bb])({moves[6:]}))", limits=LIMITS)
+    assert len(read_sgf(f"(;SZ[19]{moves[6:]})", limits=LIMITS).main_line_moves()) == 30
+
+
+def test_more_passes_in_a_row_than_the_limit_are_refused() -> None:
+    with pytest.raises(SgfError, match=r"move 6: too large: more than 4 passes in a row") as refused:
+        read_sgf("(;SZ[9];B[ee]" + ";W[];B[]" * 3 + ")", limits=LIMITS)
+    assert refused.value.kind == "too_large" and refused.value.move_number == 6
+    game = read_sgf("(;SZ[9];B[ee]" + ";W[];B[]" * 2 + ";W[aa];B[];W[];B[tt];W[])", limits=LIMITS)
+    assert len(replay(game).moves) == 10
+
+
+def test_the_issues_record_of_63000_pass_pairs_is_refused_by_the_node_limit() -> None:
+    data = b"(;GM[1]FF[4]SZ[25]" + b";B[];W[]" * 63_000 + b")"
+    with pytest.raises(SgfError, match="more than 10000 nodes"):
+        read_sgf(data, limits=SgfLimits(nodes=10_000, values=1_000, moves=1_000, passes_in_a_row=4))
