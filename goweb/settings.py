@@ -34,6 +34,10 @@ service (SQLite, in-memory channel layer, Celery tasks run eagerly in-process):
 - ``GOWEB_MAX_SGF_BYTES`` caps uploaded or pasted SGF files (default 512 kB);
 - ``GOWEB_API_RATE_LIMIT`` and ``GOWEB_API_RATE_WINDOW``: requests allowed per client per window
   (seconds) on ``/api/analyze`` (default 60 per 60 s; 0 turns the limit off);
+- ``GOWEB_TRUSTED_PROXIES``: how many reverse proxies in front of the site append the address they
+  took the connection from to ``X-Forwarded-For`` (default 1 in production, behind the TLS proxy;
+  0 in development). The client address that rate limits count is the entry the outermost of them
+  added (:mod:`frontend.services.client`); entries the client sent itself are never believed;
 - ``GOWEB_ANALYSIS_THREADS``: threads running tasks in-process for each queue when there is no
   broker (default 2);
 - ``GOWEB_TORCH_THREADS``: torch threads per analysing process (default 1: one core per worker);
@@ -209,6 +213,7 @@ FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE
 GOWEB_MAX_SGF_BYTES = env_int("GOWEB_MAX_SGF_BYTES", 512 * 1024)
 GOWEB_API_RATE_LIMIT = env_int("GOWEB_API_RATE_LIMIT", 60)
 GOWEB_API_RATE_WINDOW = env_int("GOWEB_API_RATE_WINDOW", 60)
+GOWEB_TRUSTED_PROXIES = env_int("GOWEB_TRUSTED_PROXIES", 1 if PRODUCTION else 0)
 GOWEB_ANALYSIS_THREADS = env_int("GOWEB_ANALYSIS_THREADS", 2)
 GOWEB_WORKER_NICE = env_int("GOWEB_WORKER_NICE", 0)
 GOWEB_MAX_GAME_ANALYSES = env_int("GOWEB_MAX_GAME_ANALYSES", 1)

@@ -6,6 +6,7 @@ web server and the workers, and ``check --deploy`` is clean with its settings.""
 from __future__ import annotations
 
 import ast
+import json
 import os
 import shlex
 import shutil
@@ -74,6 +75,18 @@ def test_each_command_is_the_one_the_tests_run(services: dict[str, dict]) -> Non
     assert command(services["worker-play"]) == worker_command(["play"])
     assert command(services["worker"]) == worker_command(["analysis", "review"])
     assert tuple(queue_names("")) == QUEUES  # the queues the settings route the tasks to
+
+
+def test_the_site_believes_only_the_x_forwarded_for_entry_its_proxy_added(services: dict[str, dict]) -> None:
+    """daphne's ``--proxy-headers`` would take the first entry, the client's own; the documented nginx
+    block replaces the client's header instead of appending to it."""
+    assert "--proxy-headers" not in daphne_command("0.0.0.0", 8000)
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    assert f"CMD {json.dumps(daphne_command('0.0.0.0', 8000))}" in dockerfile
+    assert services["web"]["environment"]["GOWEB_TRUSTED_PROXIES"] == "1"
+    readme = (ROOT / "README.md").read_text()
+    assert "proxy_set_header X-Forwarded-For $remote_addr;" in readme
+    assert "$proxy_add_x_forwarded_for" not in readme
 
 
 def test_a_bot_move_has_workers_of_its_own(services: dict[str, dict]) -> None:
