@@ -34,6 +34,9 @@ service (SQLite, in-memory channel layer, Celery tasks run eagerly in-process):
 - ``GOWEB_MAX_SGF_BYTES`` caps uploaded or pasted SGF files (default 512 kB);
 - ``GOWEB_API_RATE_LIMIT`` and ``GOWEB_API_RATE_WINDOW``: requests allowed per client per window
   (seconds) on ``/api/analyze`` (default 60 per 60 s; 0 turns the limit off);
+- ``GOWEB_LOGIN_ACCOUNT_FAILURES`` and ``GOWEB_LOGIN_ADDRESS_FAILURES``: failed logins to one
+  account (default 5) or from one client address (default 20) after which no password is checked
+  there for ``GOWEB_LOGIN_LOCKOUT`` seconds from the first of them (default 900), counted in the cache;
 - ``GOWEB_TRUSTED_PROXIES``: how many reverse proxies in front of the site append the address they
   took the connection from to ``X-Forwarded-For`` (default 1 in production, behind the TLS proxy;
   0 in development). The client address that rate limits count is the entry the outermost of them
@@ -213,6 +216,9 @@ FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE
 GOWEB_MAX_SGF_BYTES = env_int("GOWEB_MAX_SGF_BYTES", 512 * 1024)
 GOWEB_API_RATE_LIMIT = env_int("GOWEB_API_RATE_LIMIT", 60)
 GOWEB_API_RATE_WINDOW = env_int("GOWEB_API_RATE_WINDOW", 60)
+GOWEB_LOGIN_ACCOUNT_FAILURES = env_int("GOWEB_LOGIN_ACCOUNT_FAILURES", 5)
+GOWEB_LOGIN_ADDRESS_FAILURES = env_int("GOWEB_LOGIN_ADDRESS_FAILURES", 20)
+GOWEB_LOGIN_LOCKOUT = env_int("GOWEB_LOGIN_LOCKOUT", 15 * 60)
 GOWEB_TRUSTED_PROXIES = env_int("GOWEB_TRUSTED_PROXIES", 1 if PRODUCTION else 0)
 GOWEB_ANALYSIS_THREADS = env_int("GOWEB_ANALYSIS_THREADS", 2)
 GOWEB_WORKER_NICE = env_int("GOWEB_WORKER_NICE", 0)

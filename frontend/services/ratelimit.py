@@ -1,4 +1,4 @@
-"""A fixed-window request limit per client, kept in Django's cache."""
+"""A fixed-window request limit per client, and the counters it keeps in Django's cache."""
 
 from __future__ import annotations
 
@@ -18,10 +18,15 @@ def allow(scope: str, client: str) -> bool:
     if limit <= 0:
         return True
     key = f"ratelimit:{scope}:{client}:{int(time.time() // window)}"
-    cache.add(key, 0, timeout=window + 1)
+    return increment(key, window + 1) <= limit
+
+
+def increment(key: str, timeout: int) -> int:
+    """Add one to the cache's counter ``key`` and return its count; a new counter expires ``timeout``
+    seconds after its first count (later counts keep that expiry)."""
+    cache.add(key, 0, timeout=timeout)
     try:
-        count = cache.incr(key)
+        return cache.incr(key)
     except ValueError:  # expired between add and incr
-        cache.set(key, 1, timeout=window + 1)
-        count = 1
-    return count <= limit
+        cache.set(key, 1, timeout=timeout)
+        return 1
