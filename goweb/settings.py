@@ -6,8 +6,9 @@ service (SQLite, in-memory channel layer, Celery tasks run eagerly in-process):
 - ``GOWEB_ENV``: ``development`` (the default: ``make run``, the tests) or ``production`` (the
   compose file), which turns DEBUG off by default, requires a secret key of the deployment's own,
   sets the cookie and ``SECURE_*`` settings of Django's deployment checklist for a site behind a
-  TLS proxy that sets ``X-Forwarded-Proto``, and serves compressed, hashed static files from
-  ``DJANGO_STATIC_ROOT`` (filled by ``collectstatic``);
+  TLS proxy that sets ``X-Forwarded-Proto``, opens websockets only from the site's own scheme,
+  host and port, and serves compressed, hashed static files from ``DJANGO_STATIC_ROOT`` (filled by
+  ``collectstatic``);
 - ``DJANGO_SECRET_KEY``, or ``GOWEB_SECRET_KEY_FILE``: a file holding the key, created with a
   random key on first start when missing (production refuses to start with neither; development
   falls back to a fixed local key);
@@ -105,6 +106,8 @@ if PRODUCTION:
     SECURE_HSTS_SECONDS = env_int("GOWEB_HSTS_SECONDS", 365 * 24 * 3600)
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True
     SECURE_HSTS_PRELOAD = True
+# Production websockets open only from the site's own scheme, host and port (frontend.websocket_origin).
+GOWEB_WEBSOCKET_EXACT_ORIGIN = PRODUCTION
 
 INSTALLED_APPS = [
     "daphne",
