@@ -124,6 +124,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "frontend.middleware.HealthCheck",
     "django.middleware.security.SecurityMiddleware",
+    "frontend.middleware.ContentSecurityPolicy",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
