@@ -24,6 +24,10 @@ service (SQLite, in-memory channel layer, Celery tasks run eagerly in-process):
   and ``review`` (whole-game analyses), so that a bot move never waits behind an analysis;
 - ``GOWEB_WORKER_NICE``: the niceness a worker process takes when it starts (default 0; the
   compose file's analysis workers take 10, so that on shared cores the bot's worker goes first);
+- ``GOWEB_WORKER_HEARTBEAT_FILE``: a file a Celery worker touches every
+  ``GOWEB_WORKER_HEARTBEAT_INTERVAL`` seconds (default 10) from a thread of its own, busy or not,
+  which the compose file's health check reads (``python -m frontend.heartbeat``); unset (the
+  default), the worker keeps no heartbeat;
 - ``GOWEB_MAX_GAME_ANALYSES`` and ``GOWEB_MAX_POSITION_ANALYSES``: the work one user (an account,
   else a browser session; an address on the API) may have queued or running at once (default 1
   whole-game analysis and 4 position analyses);
@@ -67,6 +71,7 @@ from goweb.envconfig import (
     channel_layers_config,
     database_config,
     env_bool,
+    env_float,
     env_int,
     env_list,
     env_str,
@@ -226,6 +231,8 @@ GOWEB_LOGIN_LOCKOUT = env_int("GOWEB_LOGIN_LOCKOUT", 15 * 60)
 GOWEB_TRUSTED_PROXIES = env_int("GOWEB_TRUSTED_PROXIES", 1 if PRODUCTION else 0)
 GOWEB_ANALYSIS_THREADS = env_int("GOWEB_ANALYSIS_THREADS", 2)
 GOWEB_WORKER_NICE = env_int("GOWEB_WORKER_NICE", 0)
+GOWEB_WORKER_HEARTBEAT_FILE = env_str("GOWEB_WORKER_HEARTBEAT_FILE")
+GOWEB_WORKER_HEARTBEAT_INTERVAL = env_float("GOWEB_WORKER_HEARTBEAT_INTERVAL", 10.0)
 GOWEB_MAX_GAME_ANALYSES = env_int("GOWEB_MAX_GAME_ANALYSES", 1)
 GOWEB_MAX_POSITION_ANALYSES = env_int("GOWEB_MAX_POSITION_ANALYSES", 4)
 GOWEB_TORCH_THREADS = env_int("GOWEB_TORCH_THREADS", 1)
