@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 
+from django.conf import settings
 from django.core.exceptions import DisallowedHost, RequestDataTooBig
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.utils.deprecation import MiddlewareMixin
@@ -62,11 +63,13 @@ def content_security_policy(request: HttpRequest) -> str:
 
 
 class ContentSecurityPolicy(MiddlewareMixin):
-    """Sends :func:`content_security_policy` with every response."""
+    """Sends :func:`content_security_policy` with every response, but Django's own debugging pages
+    (errors while DEBUG is on), whose inline styles and scripts it would refuse."""
 
     def process_response(self, request: HttpRequest, response: HttpResponse) -> HttpResponse:
         """Return ``response`` with its Content-Security-Policy header."""
-        response.setdefault("Content-Security-Policy", content_security_policy(request))
+        if not (settings.DEBUG and response.status_code >= 400):
+            response.setdefault("Content-Security-Policy", content_security_policy(request))
         return response
 
 

@@ -101,3 +101,12 @@ def test_the_websocket_source_follows_the_scheme_and_host(client: Client, settin
     assert directives(response)["connect-src"] == ["'self'", "wss://go.example.com"]
     refused = client.get("/", HTTP_HOST="evil.example")
     assert refused.status_code == 400 and directives(refused)["connect-src"] == ["'self'"]
+
+
+@pytest.mark.django_db
+def test_djangos_debugging_pages_keep_their_inline_styles_and_scripts(client: Client, settings) -> None:
+    settings.DEBUG = True
+    missing = client.get("/no-such-page")
+    assert missing.status_code == 404 and "<style" in missing.content.decode()
+    assert "Content-Security-Policy" not in missing
+    assert "script-src 'self'" in client.get("/")["Content-Security-Policy"]
