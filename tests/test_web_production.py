@@ -7,6 +7,7 @@ import gzip
 import json
 import os
 import re
+import socket
 import subprocess
 import sys
 import time
@@ -16,6 +17,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+import websockets.exceptions
+import websockets.sync.client
 from django.core.exceptions import ImproperlyConfigured
 
 from analysis.bench.webstack import daphne_command, free_port
@@ -216,6 +219,27 @@ def test_a_spoofed_x_forwarded_for_is_rate_limited_like_the_proxys_own_entry(pro
     """The TLS proxy appends the address it saw; whatever the client put before it does not count."""
     assert refused_for_rate(production_site, lambda i: f"203.0.113.{i}, 198.51.100.8") == 10
     assert refused_for_rate(production_site, lambda i: "198.51.100.9") == 10
+
+
+def socket_opens(site: str, origin: str) -> bool:
+    """Return whether production daphne opens ``/ws/ping/`` for ``origin``, as the TLS proxy forwards
+    the handshake."""
+    sock = socket.create_connection(("127.0.0.1", int(site.rsplit(":", 1)[1])), timeout=10)
+    proxied = {"X-Forwarded-Proto": "https"}
+    try:
+        with websockets.sync.client.connect("ws://go.example.com/ws/ping/", sock=sock, origin=origin,
+                                            additional_headers=proxied, open_timeout=10) as ws:  # fmt: skip
+            ws.send('{"type": "ping"}')
+            return ws.recv(timeout=10) == '{"type": "pong"}'
+    except websockets.exceptions.InvalidStatus as refused:
+        assert refused.response.status_code == 403
+        return False
+
+
+def test_production_websockets_open_only_from_the_sites_own_origin(production_site: str) -> None:
+    assert socket_opens(production_site, "https://go.example.com")
+    for origin in ("http://go.example.com", "https://go.example.com:8443", "https://evil.example"):
+        assert not socket_opens(production_site, origin), origin
 
 
 @pytest.mark.django_db
