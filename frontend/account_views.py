@@ -10,11 +10,12 @@ from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.forms import AuthenticationForm
+from django.core.exceptions import NON_FIELD_ERRORS
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
-from frontend.forms import SignupForm
+from frontend.forms import THROTTLED, LoginForm, SignupForm
 from frontend.services import accounts
 
 
@@ -25,7 +26,17 @@ def _welcome(request: HttpRequest, adopted: int) -> None:
 
 
 class LoginView(auth_views.LoginView):
-    """Django's login, which also adopts the session's games."""
+    """Django's login, throttled after failures (429 while locked out), which also adopts the
+    session's games."""
+
+    form_class = LoginForm
+
+    def form_invalid(self, form: AuthenticationForm) -> HttpResponse:
+        """Show the form with its errors: 429 when the login throttle refused it."""
+        response = super().form_invalid(form)
+        if form.has_error(NON_FIELD_ERRORS, THROTTLED):
+            response.status_code = 429
+        return response
 
     def form_valid(self, form: AuthenticationForm) -> HttpResponse:
         """Log the user in, then move the anonymous session's games to the account."""

@@ -2,7 +2,10 @@
 
 from django.contrib import admin
 
+from frontend.forms import AdminLoginForm
 from frontend.models import Analysis, Game, Job
+
+admin.site.login_form = AdminLoginForm  # throttled after failed logins, like the site's
 
 
 @admin.register(Game)

@@ -1,12 +1,13 @@
-"""Forms of the new-game, review and "My games" pages, and of signing up."""
+"""Forms of the new-game, review and "My games" pages, of signing up and of logging in."""
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from django import forms
 from django.conf import settings
-from django.contrib.auth.forms import UserCreationForm
+from django.contrib.admin.forms import AdminAuthenticationForm
+from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
 from django.core.validators import ProhibitNullCharactersValidator
 from django.db.models import Q, QuerySet
 
@@ -16,7 +17,7 @@ from analysis.go.rules import MAX_KOMI, default_komi, known, rules_kind, white_h
 from analysis.play.clock import MAX_MAIN, MAX_PERIOD, MAX_PERIODS, TimeControl, TimeControlError
 from analysis.sgf import GameRecord, SgfError, SgfLimits, read_sgf, replay
 from frontend.models import Game
-from frontend.services import engine
+from frontend.services import client, engine, login_throttle
 
 
 class NewGameForm(forms.Form):
@@ -238,3 +239,36 @@ class GameFilterForm(forms.Form):
 
 class SignupForm(UserCreationForm):
     """A new account: a user name and a password typed twice (Django's validators apply)."""
+
+
+THROTTLED = "throttled"  # the code of a login's error when the throttle refused it
+
+
+class ThrottledLogin:
+    """Mixed into a login form (before Django's): no password is checked while the login throttle
+    (:mod:`frontend.services.login_throttle`) locks out the account or the client address, each
+    failed login counts against both, and a successful one clears the account's count."""
+
+    def clean(self) -> dict[str, Any]:
+        """Return the cleaned data; raises ValidationError (code ``throttled`` when locked out)."""
+        username, password = self.cleaned_data.get("username"), self.cleaned_data.get("password")
+        if username is None or not password:
+            return super().clean()
+        address = client.of_request(self.request)
+        if login_throttle.blocked(username, address):
+            raise forms.ValidationError(login_throttle.message(), code=THROTTLED)
+        try:
+            cleaned = super().clean()
+        except forms.ValidationError:
+            login_throttle.failed(username, address)
+            raise
+        login_throttle.succeeded(username)
+        return cleaned
+
+
+class LoginForm(ThrottledLogin, AuthenticationForm):
+    """The site's login."""
+
+
+class AdminLoginForm(ThrottledLogin, AdminAuthenticationForm):
+    """The admin's login (staff only), throttled like the site's."""

@@ -22,9 +22,10 @@ import os
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 from celery import shared_task
-from celery.signals import worker_process_init
+from celery.signals import worker_process_init, worker_ready, worker_shutdown
 from django.conf import settings
 from django.db import OperationalError
 
@@ -34,6 +35,7 @@ from analysis.review import compare
 from analysis.review.analyze import answer_query
 from analysis.review.estimate import estimate
 from analysis.review.query import PositionQuery
+from frontend.heartbeat import Heartbeat
 from frontend.models import Game, Job
 from frontend.services import board, clock, engine, game_analysis, games, jobs, notify
 
@@ -62,6 +64,25 @@ def _take_niceness(**kwargs: object) -> None:
     they share to the bot's)."""
     if settings.GOWEB_WORKER_NICE > 0:
         os.nice(settings.GOWEB_WORKER_NICE)
+
+
+_heartbeats: list[Heartbeat] = []  # this worker's heartbeat while it runs
+
+
+@worker_ready.connect
+def _start_heartbeat(**kwargs: object) -> None:
+    """Start touching ``GOWEB_WORKER_HEARTBEAT_FILE`` from a thread of its own, which beats while a
+    solo worker runs a long task (:mod:`frontend.heartbeat`, the compose file's health check)."""
+    path = settings.GOWEB_WORKER_HEARTBEAT_FILE
+    if path:
+        _heartbeats.append(Heartbeat(Path(path), settings.GOWEB_WORKER_HEARTBEAT_INTERVAL).start())
+
+
+@worker_shutdown.connect
+def _stop_heartbeat(**kwargs: object) -> None:
+    """Stop the heartbeat and remove its file: a stopped worker leaves no fresh beat behind."""
+    while _heartbeats:
+        _heartbeats.pop().stop()
 
 
 class Withdrawn(Exception):

@@ -24,7 +24,18 @@ from analysis.sgf import read_sgf, write_sgf
 from frontend import tasks
 from frontend.forms import GameFilterForm, NewGameForm, ReviewForm
 from frontend.models import Game
-from frontend.services import api, depth, dispatch, engine, game_analysis, games, jobs, ratelimit, requester
+from frontend.services import (
+    api,
+    client,
+    depth,
+    dispatch,
+    engine,
+    game_analysis,
+    games,
+    jobs,
+    ratelimit,
+    requester,
+)
 
 GAMES_PER_PAGE = 20
 
@@ -287,8 +298,8 @@ async def api_analyze(request: HttpRequest) -> JsonResponse:
     the web process only waits: 504 when no answer comes within ``GOWEB_API_TIMEOUT`` seconds.  It
     counts against the client address's cap of position analyses while it waits: 429 over it.
     """
-    client = request.META.get("REMOTE_ADDR", "unknown")
-    if not await sync_to_async(ratelimit.allow)("api", client):
+    address = client.of_request(request)
+    if not await sync_to_async(ratelimit.allow)("api", address):
         return JsonResponse({"error": "rate limit exceeded; try again later"}, status=429)
     try:
         job = api.parse(json.loads(request.body))
@@ -297,7 +308,7 @@ async def api_analyze(request: HttpRequest) -> JsonResponse:
         return JsonResponse({"error": message}, status=400)
     query = job.query.to_json()
     try:
-        ticket = await sync_to_async(jobs.request)(f"client:{client}", jobs.Kind.POSITION, query)
+        ticket = await sync_to_async(jobs.request)(f"client:{address}", jobs.Kind.POSITION, query)
     except jobs.CapReached as e:
         return JsonResponse({"error": str(e)}, status=429)
     try:

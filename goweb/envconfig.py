@@ -51,6 +51,20 @@ def env_int(name: str, default: int) -> int:
         raise ImproperlyConfigured(f"{name}={value!r} is not an integer") from None
 
 
+def env_float(name: str, default: float) -> float:
+    """Return the variable ``name`` read as a positive number."""
+    value = env_str(name)
+    if value is None:
+        return default
+    try:
+        number = float(value)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name}={value!r} is not a number") from None
+    if not number > 0:
+        raise ImproperlyConfigured(f"{name}={value!r} must be a positive number")
+    return number
+
+
 def env_list(name: str, default: list[str]) -> list[str]:
     """Return the variable ``name`` split on commas, ignoring blank items."""
     value = env_str(name)

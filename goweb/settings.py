@@ -6,8 +6,9 @@ service (SQLite, in-memory channel layer, Celery tasks run eagerly in-process):
 - ``GOWEB_ENV``: ``development`` (the default: ``make run``, the tests) or ``production`` (the
   compose file), which turns DEBUG off by default, requires a secret key of the deployment's own,
   sets the cookie and ``SECURE_*`` settings of Django's deployment checklist for a site behind a
-  TLS proxy that sets ``X-Forwarded-Proto``, and serves compressed, hashed static files from
-  ``DJANGO_STATIC_ROOT`` (filled by ``collectstatic``);
+  TLS proxy that sets ``X-Forwarded-Proto``, opens websockets only from the site's own scheme,
+  host and port, and serves compressed, hashed static files from ``DJANGO_STATIC_ROOT`` (filled by
+  ``collectstatic``);
 - ``DJANGO_SECRET_KEY``, or ``GOWEB_SECRET_KEY_FILE``: a file holding the key, created with a
   random key on first start when missing (production refuses to start with neither; development
   falls back to a fixed local key);
@@ -23,6 +24,10 @@ service (SQLite, in-memory channel layer, Celery tasks run eagerly in-process):
   and ``review`` (whole-game analyses), so that a bot move never waits behind an analysis;
 - ``GOWEB_WORKER_NICE``: the niceness a worker process takes when it starts (default 0; the
   compose file's analysis workers take 10, so that on shared cores the bot's worker goes first);
+- ``GOWEB_WORKER_HEARTBEAT_FILE``: a file a Celery worker touches every
+  ``GOWEB_WORKER_HEARTBEAT_INTERVAL`` seconds (default 10) from a thread of its own, busy or not,
+  which the compose file's health check reads (``python -m frontend.heartbeat``); unset (the
+  default), the worker keeps no heartbeat;
 - ``GOWEB_MAX_GAME_ANALYSES`` and ``GOWEB_MAX_POSITION_ANALYSES``: the work one user (an account,
   else a browser session; an address on the API) may have queued or running at once (default 1
   whole-game analysis and 4 position analyses);
@@ -42,6 +47,13 @@ service (SQLite, in-memory channel layer, Celery tasks run eagerly in-process):
   the limit off);
 - ``GOWEB_API_RATE_LIMIT`` and ``GOWEB_API_RATE_WINDOW``: requests allowed per client per window
   (seconds) on ``/api/analyze`` (default 60 per 60 s; 0 turns the limit off);
+- ``GOWEB_LOGIN_ACCOUNT_FAILURES`` and ``GOWEB_LOGIN_ADDRESS_FAILURES``: failed logins to one
+  account (default 5) or from one client address (default 20) after which no password is checked
+  there for ``GOWEB_LOGIN_LOCKOUT`` seconds from the first of them (default 900), counted in the cache;
+- ``GOWEB_TRUSTED_PROXIES``: how many reverse proxies in front of the site append the address they
+  took the connection from to ``X-Forwarded-For`` (default 1 in production, behind the TLS proxy;
+  0 in development). The client address that rate limits count is the entry the outermost of them
+  added (:mod:`frontend.services.client`); entries the client sent itself are never believed;
 - ``GOWEB_ANALYSIS_THREADS``: threads running tasks in-process for each queue when there is no
   broker (default 2);
 - ``GOWEB_TORCH_THREADS``: torch threads per analysing process (default 1: one core per worker);
@@ -67,6 +79,7 @@ from goweb.envconfig import (
     channel_layers_config,
     database_config,
     env_bool,
+    env_float,
     env_int,
     env_list,
     env_str,
@@ -106,6 +119,8 @@ if PRODUCTION:
     SECURE_HSTS_SECONDS = env_int("GOWEB_HSTS_SECONDS", 365 * 24 * 3600)
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True
     SECURE_HSTS_PRELOAD = True
+# Production websockets open only from the site's own scheme, host and port (frontend.websocket_origin).
+GOWEB_WEBSOCKET_EXACT_ORIGIN = PRODUCTION
 
 INSTALLED_APPS = [
     "daphne",
@@ -122,6 +137,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "frontend.middleware.HealthCheck",
     "django.middleware.security.SecurityMiddleware",
+    "frontend.middleware.ContentSecurityPolicy",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -223,8 +239,14 @@ GOWEB_UPLOAD_RATE_LIMIT = env_int("GOWEB_UPLOAD_RATE_LIMIT", 10 if PRODUCTION el
 GOWEB_UPLOAD_RATE_WINDOW = env_int("GOWEB_UPLOAD_RATE_WINDOW", 60)
 GOWEB_API_RATE_LIMIT = env_int("GOWEB_API_RATE_LIMIT", 60)
 GOWEB_API_RATE_WINDOW = env_int("GOWEB_API_RATE_WINDOW", 60)
+GOWEB_LOGIN_ACCOUNT_FAILURES = env_int("GOWEB_LOGIN_ACCOUNT_FAILURES", 5)
+GOWEB_LOGIN_ADDRESS_FAILURES = env_int("GOWEB_LOGIN_ADDRESS_FAILURES", 20)
+GOWEB_LOGIN_LOCKOUT = env_int("GOWEB_LOGIN_LOCKOUT", 15 * 60)
+GOWEB_TRUSTED_PROXIES = env_int("GOWEB_TRUSTED_PROXIES", 1 if PRODUCTION else 0)
 GOWEB_ANALYSIS_THREADS = env_int("GOWEB_ANALYSIS_THREADS", 2)
 GOWEB_WORKER_NICE = env_int("GOWEB_WORKER_NICE", 0)
+GOWEB_WORKER_HEARTBEAT_FILE = env_str("GOWEB_WORKER_HEARTBEAT_FILE")
+GOWEB_WORKER_HEARTBEAT_INTERVAL = env_float("GOWEB_WORKER_HEARTBEAT_INTERVAL", 10.0)
 GOWEB_MAX_GAME_ANALYSES = env_int("GOWEB_MAX_GAME_ANALYSES", 1)
 GOWEB_MAX_POSITION_ANALYSES = env_int("GOWEB_MAX_POSITION_ANALYSES", 4)
 GOWEB_TORCH_THREADS = env_int("GOWEB_TORCH_THREADS", 1)

@@ -369,6 +369,24 @@ def test_the_module_graph_loads_without_console_errors(page, site: Site, where: 
     assert page.locator("#timeline").count() == (where == "review")
 
 
+def test_the_pages_run_under_their_content_security_policy_with_no_violation(page, site: Site) -> None:
+    """Upload, review (its websocket and analysis drawn) and play under the site's policy: the browser
+    reports no violation, and an inline script, which the policy forbids, is refused."""
+    violations: list[str] = []
+    page.on("console", lambda m: "Content Security Policy" in m.text and violations.append(m.text))
+    upload(page, site, REVIEW_SGF)
+    page.wait_for_selector("#goban .candidates circle")  # the websocket answered the analysis
+    new_game(page, site)
+    status_starts(page, "Your move")
+    assert violations == []
+    response = page.goto(site.url + "/")
+    assert "script-src 'self'" in response.headers["content-security-policy"]
+    inline = "() => { const s = document.createElement('script'); s.textContent = 'window.ran = 1';"
+    with page.expect_console_message(lambda m: "Content Security Policy" in m.text, timeout=5000):
+        page.evaluate(inline + " document.body.append(s); }")
+    assert page.evaluate("() => window.ran") is None and len(violations) == 1
+
+
 def test_the_new_game_komi_follows_the_handicap_and_rules_until_the_player_types_one(page, site) -> None:
     problems: list[str] = []
     page.on("console", lambda m: m.type == "error" and problems.append(m.text))

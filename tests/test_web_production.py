@@ -7,18 +7,21 @@ import gzip
 import json
 import os
 import re
+import socket
 import subprocess
 import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+import websockets.exceptions
+import websockets.sync.client
 from django.core.exceptions import ImproperlyConfigured
 
-from analysis.bench.webstack import free_port
+from analysis.bench.webstack import daphne_command, free_port
 from frontend.services import api
 from goweb.envconfig import secret_key
 
@@ -97,6 +100,9 @@ def test_a_secret_key_file_is_made_on_first_start_and_kept(tmp_path: Path) -> No
         secret_key(None, path)
 
 
+RATE_WINDOW = 86400  # a day: the API's rate limit window never turns over within a test
+
+
 @pytest.fixture(scope="module")
 def production_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("production")
@@ -106,16 +112,14 @@ def production_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def production_site(production_dir: Path) -> Iterator[str]:
     """daphne in production mode (DEBUG off) after collectstatic, as the compose file's web service."""
     directory = production_dir
-    env = production_env(directory)
+    env = production_env(directory, GOWEB_API_RATE_WINDOW=str(RATE_WINDOW))
     for command in (("migrate", "--noinput", "-v0"), ("collectstatic", "--noinput", "-v0")):
         done = manage(env, *command)
         assert done.returncode == 0, done.stderr
     port = free_port()
     log = (directory / "daphne.log").open("w")
-    daphne = [sys.executable, "-m", "daphne", "--proxy-headers", "-b", "127.0.0.1", "-p", str(port)]
-    server = subprocess.Popen(
-        [*daphne, "goweb.asgi:application"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT
-    )
+    daphne = [sys.executable, "-m", *daphne_command("127.0.0.1", port)]
+    server = subprocess.Popen(daphne, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:
         for _ in range(300):
@@ -193,6 +197,49 @@ def test_a_too_large_api_request_gets_json_413_not_a_debug_page(production_site:
     assert refused.value.code == 413
     assert refused.value.headers["Content-Type"] == "application/json"
     assert refused.value.read() == b'{"error": "the request body is too large"}'
+
+
+def refused_for_rate(site: str, forwarded_for: Callable[[int], str], requests: int = 70) -> int:
+    """Send ``requests`` API queries as the TLS proxy forwards them, the ``i``-th with the
+    ``X-Forwarded-For`` header ``forwarded_for(i)``; return how many got 429 (the others get 400:
+    the body is not JSON, so no query runs)."""
+    refused = 0
+    for i in range(requests):
+        headers = {"Host": "go.example.com", "X-Forwarded-Proto": "https"}
+        headers["X-Forwarded-For"] = forwarded_for(i)
+        request = urllib.request.Request(site + "/api/analyze", data=b"{", headers=headers)
+        with pytest.raises(urllib.error.HTTPError) as failed:
+            urllib.request.urlopen(request, timeout=10)
+        assert failed.value.code in (400, 429)
+        refused += failed.value.code == 429
+    return refused
+
+
+def test_a_spoofed_x_forwarded_for_is_rate_limited_like_the_proxys_own_entry(production_site: str) -> None:
+    """The TLS proxy appends the address it saw; whatever the client put before it does not count."""
+    assert refused_for_rate(production_site, lambda i: f"203.0.113.{i}, 198.51.100.8") == 10
+    assert refused_for_rate(production_site, lambda i: "198.51.100.9") == 10
+
+
+def socket_opens(site: str, origin: str) -> bool:
+    """Return whether production daphne opens ``/ws/ping/`` for ``origin``, as the TLS proxy forwards
+    the handshake."""
+    sock = socket.create_connection(("127.0.0.1", int(site.rsplit(":", 1)[1])), timeout=10)
+    proxied = {"X-Forwarded-Proto": "https"}
+    try:
+        with websockets.sync.client.connect("ws://go.example.com/ws/ping/", sock=sock, origin=origin,
+                                            additional_headers=proxied, open_timeout=10) as ws:  # fmt: skip
+            ws.send('{"type": "ping"}')
+            return ws.recv(timeout=10) == '{"type": "pong"}'
+    except websockets.exceptions.InvalidStatus as refused:
+        assert refused.response.status_code == 403
+        return False
+
+
+def test_production_websockets_open_only_from_the_sites_own_origin(production_site: str) -> None:
+    assert socket_opens(production_site, "https://go.example.com")
+    for origin in ("http://go.example.com", "https://go.example.com:8443", "https://evil.example"):
+        assert not socket_opens(production_site, origin), origin
 
 
 @pytest.mark.django_db

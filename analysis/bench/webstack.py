@@ -34,9 +34,12 @@ def migrate_command() -> list[str]:
 
 
 def daphne_command(host: str, port: int) -> list[str]:
-    """Return the web server's command: daphne serving ``goweb.asgi`` (the client address comes from
-    the TLS proxy's ``X-Forwarded-For``)."""
-    return ["daphne", "--proxy-headers", "-b", host, "-p", str(port), "goweb.asgi:application"]
+    """Return the web server's command: daphne serving ``goweb.asgi``.
+
+    Without ``--proxy-headers``, which would believe the first ``X-Forwarded-For`` entry (the
+    client's own): the site reads the entry its trusted proxy added (``GOWEB_TRUSTED_PROXIES``).
+    """
+    return ["daphne", "-b", host, "-p", str(port), "goweb.asgi:application"]
 
 
 def worker_command(queues: Sequence[str]) -> list[str]:

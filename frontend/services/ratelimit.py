@@ -1,5 +1,5 @@
 """Fixed-window request limits per client, kept in Django's cache: one per scope, each with its own
-settings."""
+settings, and the counters they keep."""
 
 from __future__ import annotations
 
@@ -27,10 +27,15 @@ def allow(scope: str, client: str) -> bool:
     if limit <= 0:
         return True
     key = f"ratelimit:{scope}:{client}:{int(time.time() // window)}"
-    cache.add(key, 0, timeout=window + 1)
+    return increment(key, window + 1) <= limit
+
+
+def increment(key: str, timeout: int) -> int:
+    """Add one to the cache's counter ``key`` and return its count; a new counter expires ``timeout``
+    seconds after its first count (later counts keep that expiry)."""
+    cache.add(key, 0, timeout=timeout)
     try:
-        count = cache.incr(key)
+        return cache.incr(key)
     except ValueError:  # expired between add and incr
-        cache.set(key, 1, timeout=window + 1)
-        count = 1
-    return count <= limit
+        cache.set(key, 1, timeout=timeout)
+        return 1

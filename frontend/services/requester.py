@@ -8,6 +8,8 @@ from typing import Any
 
 from django.http import HttpRequest
 
+from frontend.services import client
+
 
 @dataclass(frozen=True)
 class Requester:
@@ -36,15 +38,14 @@ def _user_id(user: Any) -> int | None:
 def from_request(request: HttpRequest) -> Requester:
     """Return the requester of an HTTP request (after the session and auth middleware)."""
     user = _user_id(getattr(request, "user", None))
-    return Requester(user, request.session.session_key, request.META.get("REMOTE_ADDR"))
+    return Requester(user, request.session.session_key, client.of_request(request))
 
 
 def from_scope(scope: Mapping[str, Any]) -> Requester:
     """Return the requester of a websocket scope (after Channels' auth middleware stack)."""
     session = scope.get("session")
-    client = scope.get("client")
     return Requester(
         _user_id(scope.get("user")),
         session.session_key if session is not None else None,
-        client[0] if client else None,
+        client.of_scope(scope),
     )

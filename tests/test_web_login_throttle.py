@@ -1,0 +1,56 @@
+"""Failed logins are throttled per account and per client address, counted in the cache: 30 wrong
+passwords, then the right one, no longer log anyone in."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import User
+from django.test import Client
+
+PASSWORD = "a long Go proverb 19x19"
+LOGIN = "/accounts/login/"
+THROTTLED = "Too many failed logins for this account or from this address"
+
+
+def log_in(client: Client, username: str, password: str, address: str, path: str = LOGIN) -> int:
+    """Post the login form from ``address``; return the status (302: logged in)."""
+    return client.post(path, {"username": username, "password": password}, REMOTE_ADDR=address).status_code
+
+
+@pytest.fixture(autouse=True)
+def _fast_password_hashing(settings) -> None:
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.mark.django_db
+def test_wrong_passwords_from_many_addresses_lock_the_account_even_against_the_right_one() -> None:
+    User.objects.create_user("throttle-sai", password=PASSWORD)
+    client = Client()
+    wrong = [log_in(client, "throttle-sai", f"guess {i}", f"10.71.0.{i}") for i in range(30)]
+    assert wrong[:5] == [200] * 5 and set(wrong[5:]) == {429}  # five tries, then no password is checked
+    refused = client.post(LOGIN, {"username": "throttle-sai", "password": PASSWORD}, REMOTE_ADDR="10.71.1.1")
+    assert refused.status_code == 429
+    assert THROTTLED in refused.content.decode() and "try again in 15 minutes" in refused.content.decode()
+    assert "_auth_user_id" not in client.session
+    User.objects.filter(username="throttle-sai").update(is_staff=True)
+    admin = Client().post("/admin/login/", {"username": "throttle-sai", "password": PASSWORD})
+    assert THROTTLED in admin.content.decode()  # nor does the admin's login
+
+
+@pytest.mark.django_db
+def test_wrong_passwords_on_many_accounts_lock_out_their_address() -> None:
+    User.objects.create_user("throttle-akira", password=PASSWORD)
+    client = Client()
+    wrong = [log_in(client, f"throttle-name-{i}", "guess", "10.72.0.1") for i in range(25)]
+    assert wrong[:20] == [200] * 20 and set(wrong[20:]) == {429}
+    assert log_in(client, "throttle-akira", PASSWORD, "10.72.0.1") == 429
+    assert log_in(Client(), "throttle-akira", PASSWORD, "10.72.0.2") == 302  # another address logs in
+
+
+@pytest.mark.django_db
+def test_a_login_clears_its_accounts_failures(settings) -> None:
+    User.objects.create_user("throttle-kaga", password=PASSWORD)
+    for round_ in range(3):  # 4 failures each round: under the account's limit of 5 every time
+        failures = [log_in(Client(), "throttle-kaga", "guess", f"10.73.{round_}.{i}") for i in range(4)]
+        assert failures == [200] * 4
+        assert log_in(Client(), "throttle-kaga", PASSWORD, f"10.73.{round_}.9") == 302
