@@ -258,7 +258,9 @@ async def api_analyze(request: HttpRequest) -> JsonResponse:
 
     The search runs as ``frontend.tasks.analyze_position`` (on a worker when there is a broker), so
     the web process only waits: 504 when no answer comes within ``GOWEB_API_TIMEOUT`` seconds.  It
-    counts against the client address's cap of position analyses while it waits: 429 over it.
+    counts against the client address's cap of position analyses until its search ends: 429 over
+    it.  When the client hangs up (or the wait times out) before a worker took the query, the
+    query is withdrawn and its task skips it; a search already running keeps its slot until it ends.
     """
     client = request.META.get("REMOTE_ADDR", "unknown")
     if not await sync_to_async(ratelimit.allow)("api", client):
@@ -274,11 +276,11 @@ async def api_analyze(request: HttpRequest) -> JsonResponse:
     except jobs.CapReached as e:
         return JsonResponse({"error": str(e)}, status=429)
     try:
-        analysis = await dispatch.ask(tasks.analyze_position, query, settings.GOWEB_API_TIMEOUT)
+        analysis = await dispatch.ask(tasks.analyze_position, query, settings.GOWEB_API_TIMEOUT, ticket.job)
     except TimeoutError:
         return JsonResponse({"error": "no analysis came back in time; try fewer visits or later"}, status=504)
-    finally:
-        await sync_to_async(jobs.release)(ticket.job)
+    finally:  # the task frees the slot when it ends; one not started yet is skipped
+        await sync_to_async(jobs.withdraw)(ticket.job)
     if analysis["type"] == "error":
         return JsonResponse({"error": analysis["message"]}, status=500)
     return JsonResponse(api.response(job, analysis))

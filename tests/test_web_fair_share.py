@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime
+import json
 import threading
 import time
 from collections import Counter
@@ -13,11 +14,13 @@ from collections.abc import Iterator
 
 import pytest
 from asgiref.sync import sync_to_async
+from channels.testing import ApplicationCommunicator
 from django.db import connections
 
 from frontend import tasks
 from frontend.models import Analysis, Game, Job
 from frontend.services import dispatch, game_analysis, jobs
+from goweb.asgi import application
 from tests.web_helpers import connect, make_game, new_session, receive_until
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -321,3 +324,82 @@ def test_the_slot_is_free_when_the_board_hears_the_analysis_is_done(settings, mo
     assert heard[-1] == ("analysis_done", False)  # the slot was freed before the message went out
     assert all(held for kind, held in heard if kind == "progress")
     assert jobs.request("session:s", jobs.Kind.GAME, {}, replace=False).new
+
+
+API_MOVES = [["B", "E5"], ["W", "C3"], ["B", "G7"], ["W", "C7"]]
+
+
+async def api_query(moves: int) -> ApplicationCommunicator:
+    """POST a 9x9 query of the first ``moves`` moves to /api/analyze (from one address) and return the
+    conversation, the request sent and its answer not yet read."""
+    body = json.dumps({"moves": API_MOVES[:moves], "boardXSize": 9, "maxVisits": 4}).encode()
+    scope = {
+        "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST",
+        "scheme": "http", "path": "/api/analyze", "raw_path": b"/api/analyze", "query_string": b"",
+        "root_path": "", "headers": [(b"host", b"localhost"), (b"content-type", b"application/json")],
+        "client": ("198.51.100.7", 4000), "server": ("localhost", 80),
+    }  # fmt: skip
+    talk = ApplicationCommunicator(application, scope)
+    await talk.send_input({"type": "http.request", "body": body, "more_body": False})
+    return talk
+
+
+async def api_answer(talk: ApplicationCommunicator) -> tuple[int, dict]:
+    """Return the status and JSON body of a query's answer."""
+    start = await talk.receive_output(timeout=30)
+    body = await talk.receive_output(timeout=30)
+    return start["status"], json.loads(body["body"])
+
+
+async def hang_up(talk: ApplicationCommunicator) -> None:
+    """Leave before the answer, as a client whose timeout ran out, and wait for the view to end."""
+    await talk.send_input({"type": "http.disconnect"})
+    await talk.wait(timeout=10)
+
+
+async def jobs_of_kind(kind: str, count: int) -> None:
+    """Wait until there are ``count`` jobs of ``kind``."""
+    for _ in range(600):
+        if await Job.objects.filter(kind=kind).acount() == count:
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"there are not {count} {kind} jobs")
+
+
+def test_an_api_client_that_hangs_up_keeps_its_slot_while_its_search_runs_and_its_queued_query_is_skipped(
+    settings, gate: threading.Event, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 35, item 5: queries of clients that had gone kept running and filled the queue."""
+    settings.GOWEB_ANALYSIS_THREADS = 1
+    settings.GOWEB_MAX_POSITION_ANALYSES = 2
+    monkeypatch.setattr(dispatch, "_pools", {})  # a pool of one thread for this test's settings
+    searched: list[int] = []
+    search = tasks.answer_query
+
+    def counting(query: object, *args: object) -> dict:
+        searched.append(len(query.moves))
+        return search(query, *args)
+
+    monkeypatch.setattr(tasks, "answer_query", counting)
+
+    async def scenario() -> tuple[int, int, dict]:
+        first = await api_query(1)
+        while not searched:  # searching, held by the gate
+            await asyncio.sleep(0.05)
+        await hang_up(first)
+        second = await api_query(2)  # queued behind the first: the one thread is busy
+        await jobs_of_kind(Job.Kind.POSITION, 2)
+        await hang_up(second)
+        third = await api_query(3)
+        await jobs_of_kind(Job.Kind.POSITION, 2)
+        refused, _ = await api_answer(await api_query(4))  # the first still runs: its slot counts
+        gate.set()
+        status, answer = await api_answer(third)
+        await dispatch.wait_idle()
+        return refused, status, answer
+
+    refused, status, answer = asyncio.run(scenario())
+    assert refused == 429
+    assert status == 200 and answer["turnNumber"] == 3
+    assert searched == [1, 3]  # the query whose client had gone before it started was never searched
+    assert not Job.objects.exists()  # every slot freed when its work ended

@@ -139,14 +139,14 @@ async def submit(task: Task, *args: Any) -> None:
         await sync_to_async(task.apply_async, thread_sensitive=False)(args=args)
 
 
-async def ask(task: Task, query: dict, timeout: float) -> dict:
-    """Run ``task(query, reply_channel)`` and return the message it sends to ``reply_channel``.
+async def ask(task: Task, query: dict, timeout: float, job: int) -> dict:
+    """Run ``task(query, reply_channel, job)`` and return the message it sends to ``reply_channel``.
 
     Raises TimeoutError when no message arrives within ``timeout`` seconds.
     """
     layer = get_channel_layer()
     channel = await layer.new_channel()
-    await submit(task, query, channel)
+    await submit(task, query, channel, job)
     event = await asyncio.wait_for(layer.receive(channel), timeout)
     return event["message"]
 

@@ -129,6 +129,13 @@ def release(job_id: int) -> None:
     Job.objects.filter(pk=job_id).delete()
 
 
+def withdraw(job_id: int) -> bool:
+    """Withdraw the request of a job whose requester has gone: a job no task has started yet is
+    deleted (its task, when a worker takes it, finds it gone and skips it); a running one keeps its
+    slot until its task ends and frees it.  Returns whether the job was deleted."""
+    return Job.objects.filter(pk=job_id, state=State.PENDING).delete()[0] > 0
+
+
 def release_game_analyses(game_id: int, analysis_ids: list[int]) -> int:
     """Free the slots of the whole-game analyses ``analysis_ids`` of game ``game_id`` (cancelled
     outright: their tasks find their job gone at their next chunk); return how many."""
