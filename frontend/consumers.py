@@ -104,6 +104,8 @@ class BoardConsumer(JsonConsumer):
 
     async def receive_json(self, content: Any, **kwargs: Any) -> None:
         """Validate the message, then run its handler; errors go back as error messages."""
+        if not await self.still_open():
+            return
         try:
             kind, fields = protocol.parse(content)
             if self.read_only and kind not in protocol.READ_ONLY:
@@ -111,6 +113,10 @@ class BoardConsumer(JsonConsumer):
             await getattr(self, f"on_{kind}")(**fields)
         except (ValueError, Game.DoesNotExist) as e:
             await self.send_error(str(e))
+
+    async def still_open(self) -> bool:
+        """Return whether this socket may still be used (the owner's always may)."""
+        return True
 
     async def board_message(self, event: dict) -> None:
         """Forward a message sent to this board through the channel layer."""
@@ -217,7 +223,38 @@ class SharedBoardConsumer(BoardConsumer):
 
     def find_game(self) -> Game:
         """Return the game shared with this socket's token; raises Game.DoesNotExist."""
-        return games.shared_game(self.scope["url_route"]["kwargs"]["token"])
+        return games.shared_game(self.token)
 
     def missing(self) -> str:
         return "this share link is not valid (the owner may have withdrawn it)"
+
+    @property
+    def token(self) -> str:
+        """The share link's token, from the socket's URL."""
+        return self.scope["url_route"]["kwargs"]["token"]
+
+    async def connect(self) -> None:
+        """Open the shared board as the owner's, and join the link's group: its withdrawal closes
+        the socket.  A link withdrawn while the socket opened closes it at once."""
+        await super().connect()
+        if hasattr(self, "game_id"):
+            await self.channel_layer.group_add(notify.share_group(self.token), self.channel_name)
+            await self.still_open()
+
+    async def disconnect(self, code: int) -> None:
+        """Leave the board's group and the link's."""
+        await super().disconnect(code)
+        if hasattr(self, "game_id"):
+            await self.channel_layer.group_discard(notify.share_group(self.token), self.channel_name)
+
+    async def still_open(self) -> bool:
+        """Return whether the link still opens this game; if not, say so and close with 4404."""
+        if await database_sync_to_async(games.is_shared)(self.game_id, self.token):
+            return True
+        await self.share_withdrawn({})
+        return False
+
+    async def share_withdrawn(self, event: dict) -> None:
+        """The owner withdrew the link: say so and close with 4404."""
+        await self.send_error(self.missing())
+        await self.close(code=4404)

@@ -25,7 +25,18 @@ from analysis.sgf import read_sgf, write_sgf
 from frontend import tasks
 from frontend.forms import GameFilterForm, NewGameForm, ReviewForm
 from frontend.models import Game
-from frontend.services import api, depth, dispatch, engine, game_analysis, games, jobs, ratelimit, requester
+from frontend.services import (
+    api,
+    depth,
+    dispatch,
+    engine,
+    game_analysis,
+    games,
+    jobs,
+    notify,
+    ratelimit,
+    requester,
+)
 
 GAMES_PER_PAGE = 20
 
@@ -193,10 +204,12 @@ def share(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_POST
 def unshare(request: HttpRequest, pk: int) -> HttpResponse:
-    """Withdraw the game's share link: it no longer opens anything."""
+    """Withdraw the game's share link: it no longer opens anything, and the sockets open on it close."""
     game = session_game(request, pk)
-    game.share_token = None
+    token, game.share_token = game.share_token, None
     game.save(update_fields=["share_token"])
+    if token:
+        notify.share_withdrawn(token)
     return redirect("frontend:review", pk=pk)
 
 
