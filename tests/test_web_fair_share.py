@@ -19,7 +19,7 @@ from django.db import connections
 
 from frontend import tasks
 from frontend.models import Analysis, Game, Job
-from frontend.services import dispatch, game_analysis, jobs
+from frontend.services import broker, dispatch, game_analysis, jobs
 from goweb.asgi import application
 from tests.web_helpers import connect, make_game, new_session, receive_until
 
@@ -403,3 +403,59 @@ def test_an_api_client_that_hangs_up_keeps_its_slot_while_its_search_runs_and_it
     assert status == 200 and answer["turnNumber"] == 3
     assert searched == [1, 3]  # the query whose client had gone before it started was never searched
     assert not Job.objects.exists()  # every slot freed when its work ended
+
+
+def test_a_bot_move_whose_task_was_lost_is_queued_again_on_reconnection_and_made_once(
+    settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 35, item 9: the broker lost the bot move's task (a Redis without persistence restarted);
+    every reconnection refreshed the waiting job and queued nothing, so the bot never moved."""
+    settings.GOWEB_TASK_START_TIMEOUT = 1
+    lost: list[tuple] = []
+    submit = dispatch.submit
+
+    async def losing_the_first(task: object, *args: object) -> None:
+        if task is tasks.bot_move and not lost:
+            lost.append(args)
+            return
+        await submit(task, *args)
+
+    monkeypatch.setattr(dispatch, "submit", losing_the_first)
+    key = new_session()
+    game = make_game(key)
+
+    async def scenario() -> dict:
+        ws = await connect(game.pk, key)
+        await receive_until(ws, is_state)
+        await ws.send_json_to({"type": "play", "move": "E5"})
+        await receive_until(ws, is_state)
+        await ws.disconnect()
+        assert lost and await Job.objects.filter(kind=Job.Kind.BOT).acount() == 1
+        await asyncio.sleep(1.2)  # longer than a queued job may wait for a worker to take it
+        ws = await connect(game.pk, key)
+        reply = await receive_until(ws, lambda m: is_state(m) and "bot_move" in m)
+        await dispatch.wait_idle()
+        await ws.disconnect()
+        return reply
+
+    assert asyncio.run(scenario())["move_number"] == 2
+    assert tasks.bot_move.apply(args=lost[0]).get() == {"skipped": "the request was withdrawn"}  # late
+    assert len(Game.objects.get(pk=game.pk).sgf.split(";")) == 4  # root, E5 and one reply
+    assert not Job.objects.exists()
+
+
+def test_a_waiting_job_queued_under_another_run_of_the_broker_is_queued_again(
+    settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A broker that restarted (Redis gives each run an id of its own) may have lost the queued
+    tasks: a request for a job queued before it is queued again at once."""
+    run = ["first-run"]
+    monkeypatch.setattr(broker, "current_run", lambda: run[0])
+    game = make_game("s")
+    first = jobs.request("game:1", jobs.Kind.BOT, {"expected_moves": 1}, game_id=game.pk)
+    again = jobs.request("game:1", jobs.Kind.BOT, {"expected_moves": 1}, game_id=game.pk)
+    assert first.new and not again.new  # its task is queued already
+    run[0] = "second-run"
+    requeued = jobs.request("game:1", jobs.Kind.BOT, {"expected_moves": 1}, game_id=game.pk)
+    assert requeued == jobs.Ticket(first.job, new=True)
+    assert not jobs.request("game:1", jobs.Kind.BOT, {"expected_moves": 1}, game_id=game.pk).new
