@@ -34,9 +34,11 @@ def migrate_command() -> list[str]:
 
 
 def daphne_command(host: str, port: int) -> list[str]:
-    """Return the web server's command: daphne serving ``goweb.asgi`` (the client address comes from
-    the TLS proxy's ``X-Forwarded-For``)."""
-    return ["daphne", "--proxy-headers", "-b", host, "-p", str(port), "goweb.asgi:application"]
+    """Return the web server's command: daphne (``goweb.webserver``: its websockets refuse an
+    oversized message with a close frame) serving ``goweb.asgi`` (the client address comes from the
+    TLS proxy's ``X-Forwarded-For``)."""
+    server = ["python", "-m", "goweb.webserver"]
+    return [*server, "--proxy-headers", "-b", host, "-p", str(port), "goweb.asgi:application"]
 
 
 def worker_command(queues: Sequence[str]) -> list[str]:
@@ -114,7 +116,7 @@ class WebStack:
         self.directory.mkdir(parents=True, exist_ok=True)
         migrate = [sys.executable, *migrate_command()[1:], "-v0"]
         subprocess.run(migrate, cwd=ROOT, env=self.env, check=True)
-        self.server = self._spawn("daphne", [sys.executable, "-m", *daphne_command("127.0.0.1", self.port)])
+        self.server = self._spawn("daphne", [sys.executable, *daphne_command("127.0.0.1", self.port)[1:]])
         self._wait_for_server()
         for _ in range(self.play_workers):
             self.start_worker(("play",))
