@@ -3,7 +3,8 @@
 persistence, as a restarted container would.
 
 During the outage an open board stays open and refuses a move with a message saying nothing was
-changed; after it, the first connection works and the game goes on, the bot answering.
+changed; after it, the first connection works and the game goes on, the bot answering.  A bot
+move whose task the restarted Redis forgot is queued again when the board reconnects.
 """
 
 from __future__ import annotations
@@ -104,3 +105,31 @@ def test_during_a_redis_outage_a_move_is_refused_with_a_message_and_the_first_co
     assert pong == {"type": "pong"}  # the socket stayed open
     assert state["type"] == "state" and state["moves"] == []  # the refused move was not played
     assert reply["moves"][0] == ["B", "E5"] and reply["move_number"] == 2
+
+
+def test_a_bot_move_queued_before_redis_restarted_without_its_queues_is_made_once_a_worker_runs(
+    tmp_path: Path, redis_server: RedisServer
+) -> None:
+    """Issue 35, item 9, on the whole site: with no worker running, the human plays; Redis restarts
+    and forgets the queued task; a worker starts.  Reconnecting asked for the bot's move but queued
+    nothing (the waiting job was only refreshed), so the bot never answered."""
+    with WebStack(tmp_path, redis_server.url, workers=0, env={"DJANGO_DEBUG": "0"}) as stack:
+        player = SiteSession(stack.base_url)
+        game_id = player.new_game("rules", size=9)
+
+        async def play() -> None:
+            async with player.board(game_id) as board:
+                await until(board, lambda m: m["type"] == "state", 30)
+                await send(board, {"type": "play", "move": "E5"})
+                await until(board, lambda m: m["type"] == "state" and m["move_number"] == 1, 30)
+
+        async def reconnect() -> dict:
+            async with player.board(game_id) as board:
+                return await until(board, lambda m: m["type"] == "state" and "bot_move" in m, 90)
+
+        asyncio.run(play())
+        redis_server.stop()
+        redis_server.start()
+        stack.start_worker()
+        reply = asyncio.run(reconnect())
+    assert reply["move_number"] == 2 and reply["moves"][0] == ["B", "E5"]
