@@ -92,7 +92,7 @@ def request(
     with transaction.atomic():
         if replace and game_id is not None:
             waiting = Job.objects.filter(owner=owner, kind=kind, game_id=game_id, state=State.PENDING)
-            replaced = waiting.order_by("pk").first()
+            replaced = waiting.select_for_update().order_by("pk").first()  # one request requeues it
             if replaced is not None:
                 now = timezone.now()
                 fields = {"payload": payload, "reply_channel": reply_channel, "heartbeat": now}
