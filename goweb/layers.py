@@ -30,6 +30,7 @@ class OutageTolerantRedisChannelLayer(RedisChannelLayer):
             try:
                 return await super().receive(channel)
             except (redis.ConnectionError, redis.TimeoutError) as e:
-                log.warning("the channel layer cannot receive (%r): trying again in %.1f s", e, wait)
+                level = logging.WARNING if wait == RECEIVE_RETRY_SECONDS[0] else logging.DEBUG  # once
+                log.log(level, "the channel layer cannot receive (%r): trying again in %.1f s", e, wait)
                 await asyncio.sleep(wait)
                 wait = min(2 * wait, longest)
