@@ -27,4 +27,4 @@ USER goweb
 # (DJANGO_SECRET_KEY, or GOWEB_SECRET_KEY_FILE on a volume).
 ENV GOWEB_ENV=production
 EXPOSE 8000
-CMD ["daphne", "-b", "0.0.0.0", "-p", "8000", "goweb.asgi:application"]
+CMD ["python", "-m", "goweb.webserver", "-b", "0.0.0.0", "-p", "8000", "goweb.asgi:application"]

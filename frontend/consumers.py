@@ -5,6 +5,7 @@ connection stays open.  The board protocol is documented in ``docs/protocol.md``
 done in :mod:`frontend.services`.
 """
 
+import contextlib
 from typing import Any
 
 from channels.db import database_sync_to_async
@@ -12,7 +13,7 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
 from frontend import tasks
 from frontend.models import Game
-from frontend.services import board, dispatch, games, notify, protocol
+from frontend.services import board, dispatch, games, notify, outage, protocol
 from frontend.services import depth as depths
 from frontend.services.requester import Requester
 from frontend.services.requester import from_scope as requester_of
@@ -75,7 +76,8 @@ class BoardConsumer(JsonConsumer):
         return f"there is no game {self.scope['url_route']['kwargs']['game_id']}"
 
     async def connect(self) -> None:
-        """Accept, then close with 4404/4403 and an error message unless the game may be opened here."""
+        """Accept, then close with 4404/4403 and an error message unless the game may be opened here,
+        or with 1013 (try again later) when Redis cannot be reached."""
         await self.accept()
         self.requester = requester_of(self.scope)
         try:
@@ -88,7 +90,16 @@ class BoardConsumer(JsonConsumer):
             await self.send_error(str(e))
             await self.close(code=4403)
             return
-        self.game_id = game.pk
+        try:
+            await self.open_board(game.pk)
+        except outage.UNAVAILABLE:
+            await self.send_error(outage.CONNECT)
+            await self.close(code=1013)
+
+    async def open_board(self, game_id: int) -> None:
+        """Join the board's group and send its state (asking for the bot's move if it is its turn)
+        and its saved analysis."""
+        self.game_id = game_id
         await dispatch.forget_the_earlier_process()  # before telling the state of its analyses
         await self.channel_layer.group_add(notify.board_group(self.game_id), self.channel_name)
         outcome = await database_sync_to_async(board.current)(self.game_id)
@@ -97,20 +108,35 @@ class BoardConsumer(JsonConsumer):
         if saved is not None:
             await self.send_json(saved)
 
+    def groups_joined(self) -> list[str]:
+        """Return the channel-layer groups this socket joined when it opened."""
+        return [notify.board_group(self.game_id)] if hasattr(self, "game_id") else []
+
     async def disconnect(self, code: int) -> None:
-        """Leave the board's group."""
-        if hasattr(self, "game_id"):
-            await self.channel_layer.group_discard(notify.board_group(self.game_id), self.channel_name)
+        """Leave the groups joined (while Redis is away, they forget the socket when they expire)."""
+        with contextlib.suppress(*outage.UNAVAILABLE):
+            for group in self.groups_joined():
+                await self.channel_layer.group_discard(group, self.channel_name)
 
     async def receive_json(self, content: Any, **kwargs: Any) -> None:
         """Validate the message, then run its handler; errors go back as error messages."""
+        if not await self.still_open():
+            return
         try:
             kind, fields = protocol.parse(content)
             if self.read_only and kind not in protocol.READ_ONLY:
                 raise protocol.ProtocolError(f"this shared review is read-only: {kind!r} is not allowed")
+            if kind not in protocol.LOCAL:  # a change or a request to queue: all or nothing
+                await outage.check(self.channel_layer)
             await getattr(self, f"on_{kind}")(**fields)
         except (ValueError, Game.DoesNotExist) as e:
             await self.send_error(str(e))
+        except outage.UNAVAILABLE:
+            await self.send_error(outage.NOT_QUEUED)
+
+    async def still_open(self) -> bool:
+        """Return whether this socket may still be used (the owner's always may)."""
+        return True
 
     async def board_message(self, event: dict) -> None:
         """Forward a message sent to this board through the channel layer."""
@@ -130,11 +156,17 @@ class BoardConsumer(JsonConsumer):
         expected = outcome.bot_expected_moves
         ticket = await database_sync_to_async(board.request_bot_move)(self.game_id, expected)
         if ticket is not None and ticket.new:
-            await dispatch.submit(tasks.bot_move, self.game_id, expected, ticket.job)
+            await dispatch.submit_job(ticket.job, tasks.bot_move, self.game_id, expected, ticket.job)
 
     async def act(self, action: Any, *args: Any) -> None:
-        """Run a state-changing action of :mod:`frontend.services.board` and send its outcome."""
-        await self.send_outcome(await database_sync_to_async(action)(self.game_id, *args))
+        """Run a state-changing action of :mod:`frontend.services.board` and send its outcome; if
+        Redis is lost after the change, this socket still gets the new state, and says what failed."""
+        outcome = await database_sync_to_async(action)(self.game_id, *args)
+        try:
+            await self.send_outcome(outcome)
+        except outage.UNAVAILABLE:
+            await self.send_json(outcome.state)
+            await self.send_error(outage.MADE_UNTOLD)
 
     async def on_ping(self) -> None:
         await self.send_json({"type": "pong"})
@@ -178,12 +210,13 @@ class BoardConsumer(JsonConsumer):
             depth=depth,
         )
         if ticket.new:
-            await dispatch.submit(tasks.analyze_position, query, self.channel_name, ticket.job)
+            task = tasks.analyze_position
+            await dispatch.submit_job(ticket.job, task, query, self.channel_name, ticket.job)
 
     async def on_estimate(self, move_number: int | None = None) -> None:
         ask = database_sync_to_async(board.request_estimate)
         query, ticket = await ask(self.game_id, self.requester.key, move_number)
-        await dispatch.submit(tasks.estimate_position, query, self.channel_name, ticket.job)
+        await dispatch.submit_job(ticket.job, tasks.estimate_position, query, self.channel_name, ticket.job)
 
     async def on_analyze_game(self, depth: str = depths.NORMAL) -> None:
         start = database_sync_to_async(board.start_game_analysis)
@@ -192,12 +225,14 @@ class BoardConsumer(JsonConsumer):
         await self.channel_layer.group_send(
             notify.board_group(self.game_id), {"type": "board.message", "message": started}
         )
-        await dispatch.submit(tasks.analyze_game, analysis_id, job)
+        await dispatch.submit_job(job, tasks.analyze_game, analysis_id, job)
 
     async def on_compare(self, a: str, b: str) -> None:
         ask = database_sync_to_async(board.request_comparison)
         names, ticket = await ask(self.requester.key, a, b)
-        await dispatch.submit(tasks.compare_networks, self.game_id, names, self.channel_name, ticket.job)
+        await dispatch.submit_job(
+            ticket.job, tasks.compare_networks, self.game_id, names, self.channel_name, ticket.job
+        )
 
     async def on_cancel_analysis(self) -> None:
         analysis_id = await database_sync_to_async(board.cancel_game_analysis)(self.game_id)
@@ -217,7 +252,34 @@ class SharedBoardConsumer(BoardConsumer):
 
     def find_game(self) -> Game:
         """Return the game shared with this socket's token; raises Game.DoesNotExist."""
-        return games.shared_game(self.scope["url_route"]["kwargs"]["token"])
+        return games.shared_game(self.token)
 
     def missing(self) -> str:
         return "this share link is not valid (the owner may have withdrawn it)"
+
+    @property
+    def token(self) -> str:
+        """The share link's token, from the socket's URL."""
+        return self.scope["url_route"]["kwargs"]["token"]
+
+    async def open_board(self, game_id: int) -> None:
+        """Open the shared board as the owner's, and join the link's group: its withdrawal closes
+        the socket.  A link withdrawn while the socket opened closes it at once."""
+        await super().open_board(game_id)
+        await self.channel_layer.group_add(notify.share_group(self.token), self.channel_name)
+        await self.still_open()
+
+    def groups_joined(self) -> list[str]:
+        return [*super().groups_joined(), notify.share_group(self.token)]
+
+    async def still_open(self) -> bool:
+        """Return whether the link still opens this game; if not, say so and close with 4404."""
+        if await database_sync_to_async(games.is_shared)(self.game_id, self.token):
+            return True
+        await self.share_withdrawn({})
+        return False
+
+    async def share_withdrawn(self, event: dict) -> None:
+        """The owner withdrew the link: say so and close with 4404."""
+        await self.send_error(self.missing())
+        await self.close(code=4404)

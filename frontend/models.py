@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.utils import timezone
 
 from analysis.play.clock import SYSTEMS, TimeControl
 
@@ -152,7 +153,9 @@ class Job(models.Model):
     ``owner`` is whom the work counts against (``user:ID``, ``session:KEY``, ``client:ADDRESS``, or
     ``game:ID`` for a game's bot moves); each of its slots ``0 .. cap - 1`` holds at most one job of
     a kind, which makes the cap hold however many processes take slots at once.  ``payload`` is the
-    task's input, which a newer request replaces while the job is still pending.
+    task's input, which a newer request replaces while the job is still pending.  ``dispatched``
+    and ``broker_run`` say when, and under which run of the broker, its task was last queued: a
+    pending job whose task may have been lost is queued again (:func:`frontend.services.jobs.request`).
     """
 
     class Kind(models.TextChoices):
@@ -173,6 +176,10 @@ class Job(models.Model):
     reply_channel = models.CharField(max_length=200, blank=True)
     created = models.DateTimeField(auto_now_add=True)
     heartbeat = models.DateTimeField(auto_now=True, help_text="last sign of life: queued, started, progress")
+    dispatched = models.DateTimeField(default=timezone.now, help_text="when its task was last queued")
+    broker_run = models.CharField(
+        max_length=64, blank=True, help_text="the broker's run its task was queued under (Redis's run_id)"
+    )
 
     class Meta:
         ordering = ("created",)

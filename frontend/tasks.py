@@ -161,34 +161,35 @@ def analyze_position(self, query: dict, reply_channel: str | None = None, job: i
     """Search one position and return (and send to ``reply_channel``) an ``analysis`` message.
 
     ``query`` is a :class:`~analysis.review.query.PositionQuery` as JSON; given a job, the job's
-    newest query and reply channel are used instead (``{"skipped": reason}`` when it is gone).  If
-    the analysis fails, ``reply_channel`` gets an ``error`` message and the exception propagates.
+    newest query and reply channel are used instead (``{"skipped": reason}`` when it is gone), and
+    its slot is free before the answer goes out.  If the analysis fails, ``reply_channel`` gets an
+    ``error`` message and the exception propagates.
     """
     try:
         with _holding(job) as held:
             if held is not None:
                 query, reply_channel = held.payload, held.reply_channel or reply_channel
-            return _analyze_position(query, reply_channel)
+            result = _analyze_position(query)
     except Withdrawn:
         return {"skipped": "the request was withdrawn"}
-
-
-def _analyze_position(query: dict, reply_channel: str | None) -> dict:
-    try:
-        parsed = PositionQuery.from_json(query)
-        net = engine.network(parsed.network)
-        backpred = None
-        if parsed.backpred and engine.zoo().names("previous", parsed.size):
-            backpred = engine.network(parsed.backpred_network, "previous", parsed.size)
-        policy_net = None if net.has_value else net
-        result = answer_query(parsed, engine.evaluator(parsed.network), policy_net, backpred)
-        result["network"] = engine.choose(parsed.network).name
     except Exception as exc:
         if reply_channel:
             notify.to_channel(reply_channel, {"type": "error", "message": f"analysis failed: {exc}"})
         raise
     if reply_channel:
         notify.to_channel(reply_channel, result)
+    return result
+
+
+def _analyze_position(query: dict) -> dict:
+    parsed = PositionQuery.from_json(query)
+    net = engine.network(parsed.network)
+    backpred = None
+    if parsed.backpred and engine.zoo().names("previous", parsed.size):
+        backpred = engine.network(parsed.backpred_network, "previous", parsed.size)
+    policy_net = None if net.has_value else net
+    result = answer_query(parsed, engine.evaluator(parsed.network), policy_net, backpred)
+    result["network"] = engine.choose(parsed.network).name
     return result
 
 

@@ -33,6 +33,7 @@ from frontend.services import (
     game_analysis,
     games,
     jobs,
+    notify,
     ratelimit,
     requester,
 )
@@ -203,10 +204,12 @@ def share(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_POST
 def unshare(request: HttpRequest, pk: int) -> HttpResponse:
-    """Withdraw the game's share link: it no longer opens anything."""
+    """Withdraw the game's share link: it no longer opens anything, and the sockets open on it close."""
     game = session_game(request, pk)
-    game.share_token = None
+    token, game.share_token = game.share_token, None
     game.save(update_fields=["share_token"])
+    if token:
+        notify.share_withdrawn(token)
     return redirect("frontend:review", pk=pk)
 
 
@@ -296,7 +299,9 @@ async def api_analyze(request: HttpRequest) -> JsonResponse:
 
     The search runs as ``frontend.tasks.analyze_position`` (on a worker when there is a broker), so
     the web process only waits: 504 when no answer comes within ``GOWEB_API_TIMEOUT`` seconds.  It
-    counts against the client address's cap of position analyses while it waits: 429 over it.
+    counts against the client address's cap of position analyses until its search ends: 429 over
+    it.  When the client hangs up (or the wait times out) before a worker took the query, the
+    query is withdrawn and its task skips it; a search already running keeps its slot until it ends.
     """
     address = client.of_request(request)
     if not await sync_to_async(ratelimit.allow)("api", address):
@@ -312,11 +317,11 @@ async def api_analyze(request: HttpRequest) -> JsonResponse:
     except jobs.CapReached as e:
         return JsonResponse({"error": str(e)}, status=429)
     try:
-        analysis = await dispatch.ask(tasks.analyze_position, query, settings.GOWEB_API_TIMEOUT)
+        analysis = await dispatch.ask(tasks.analyze_position, query, settings.GOWEB_API_TIMEOUT, ticket.job)
     except TimeoutError:
         return JsonResponse({"error": "no analysis came back in time; try fewer visits or later"}, status=504)
-    finally:
-        await sync_to_async(jobs.release)(ticket.job)
+    finally:  # the task frees the slot when it ends; one not started yet is skipped
+        await sync_to_async(jobs.withdraw)(ticket.job)
     if analysis["type"] == "error":
         return JsonResponse({"error": analysis["message"]}, status=500)
     return JsonResponse(api.response(job, analysis))

@@ -12,6 +12,9 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 
 from django.core.exceptions import ImproperlyConfigured
 from django.core.management.utils import get_random_secret_key
+from redis.asyncio.retry import Retry
+from redis.backoff import ExponentialBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
 
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off"}
@@ -104,12 +107,16 @@ def database_config(url: str | None, sqlite_path: Path) -> dict[str, Any]:
 
 def redis_host(redis_url: str) -> dict[str, Any]:
     """Return a channels_redis host entry for ``redis_url`` whose socket timeout (30 s) outlasts its
-    blocking pops."""
-    return {"address": redis_url, "socket_timeout": 30}
+    blocking pops, and whose connections try a command again (twice at most) after a connection
+    error: a pooled connection that Redis dropped (it restarted) reconnects at its next use instead
+    of failing it."""
+    retry = Retry(ExponentialBackoff(cap=0.5, base=0.05), 2, supported_errors=(RedisConnectionError,))
+    return {"address": redis_url, "socket_timeout": 30, "retry": retry}
 
 
 def channel_layers_config(redis_url: str | None) -> dict[str, Any]:
-    """Return ``CHANNEL_LAYERS``: Redis when ``redis_url`` is given, else the in-process layer.
+    """Return ``CHANNEL_LAYERS``: Redis when ``redis_url`` is given (``goweb.layers``: its sockets
+    wait out an outage of Redis), else the in-process layer.
 
     channels_redis waits for messages with a blocking pop of ``brpop_timeout`` (5 s), and redis-py 8
     gives every connection a 5 s socket timeout by default: the two race, and a receive on an idle
@@ -118,7 +125,7 @@ def channel_layers_config(redis_url: str | None) -> dict[str, Any]:
     if redis_url:
         return {
             "default": {
-                "BACKEND": "channels_redis.core.RedisChannelLayer",
+                "BACKEND": "goweb.layers.OutageTolerantRedisChannelLayer",
                 "CONFIG": {"hosts": [redis_host(redis_url)]},
             }
         }

@@ -34,6 +34,9 @@ service (SQLite, in-memory channel layer, Celery tasks run eagerly in-process):
 - ``GOWEB_TASK_VISIBILITY_TIMEOUT``: seconds after which Redis hands a task that no worker
   acknowledged (its worker died) to another worker (default 300; every task message must finish
   well within it, which is why a whole-game analysis runs in chunks);
+- ``GOWEB_TASK_START_TIMEOUT``: seconds a queued job may wait for a worker to start it; a new
+  request for it after that (a reconnection, a ``state``) queues its task again, in case the broker
+  lost it (default 60; a job queued before the broker restarted is queued again at once);
 - ``GOWEB_MAX_UPLOAD_BYTES`` caps request bodies held in memory (default 2 MB);
 - ``GOWEB_SQLITE_PATH`` moves the default SQLite file (ignored with ``DATABASE_URL``);
 - ``GOWEB_MAX_SGF_BYTES`` caps uploaded or pasted SGF files (default 512 kB); what one such record
@@ -193,6 +196,7 @@ CELERY_TASK_DEFAULT_QUEUE = GOWEB_QUEUES["analysis"]
 CELERY_TASK_ROUTES = task_routes(GOWEB_QUEUES)
 GOWEB_TASK_VISIBILITY_TIMEOUT = env_int("GOWEB_TASK_VISIBILITY_TIMEOUT", 300)
 CELERY_BROKER_TRANSPORT_OPTIONS = broker_transport_options(GOWEB_TASK_VISIBILITY_TIMEOUT)
+GOWEB_TASK_START_TIMEOUT = env_int("GOWEB_TASK_START_TIMEOUT", 60)
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

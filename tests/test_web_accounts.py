@@ -287,3 +287,73 @@ def test_a_withdrawn_share_link_says_so(client, settings) -> None:
     response = Client().get("/shared/no-such-token")
     assert response.status_code == 404
     assert "This share link is not valid (the owner may have withdrawn it)." in response.content.decode()
+
+
+WITHDRAWN = "this share link is not valid (the owner may have withdrawn it)"
+
+
+def shared_review(key: str, token: str) -> Game:
+    """Return a review game of the session ``key`` shared with ``token``."""
+    game = make_game(key)
+    game.sgf, game.kind, game.share_token = REVIEW_SGF, Game.Kind.REVIEW, token
+    game.save()
+    return game
+
+
+async def open_shared(token: str):
+    """Open the share link's socket and read its state."""
+    from channels.testing import WebsocketCommunicator
+
+    from goweb.asgi import application
+
+    viewer = WebsocketCommunicator(application, f"/ws/shared/{token}/", headers=[ORIGIN])
+    assert (await viewer.connect())[0]
+    assert (await viewer.receive_json_from(timeout=5))["type"] == "state"
+    return viewer
+
+
+@pytest.mark.django_db(transaction=True)
+def test_withdrawing_a_share_link_closes_the_sockets_open_on_it() -> None:
+    """Issue 35, item 8: a socket opened before the link was withdrawn went on answering."""
+    key = new_session()
+    game = shared_review(key, "a-link-to-withdraw")
+    owner = Client()
+    owner.cookies["sessionid"] = key
+
+    async def scenario() -> tuple[dict, dict]:
+        viewer = await open_shared("a-link-to-withdraw")
+        response = await sync_to_async(owner.post)(f"/game/{game.pk}/unshare")
+        assert response.status_code == 302
+        told = await viewer.receive_json_from(timeout=5)
+        return told, await viewer.receive_output(timeout=5)
+
+    try:
+        told, closed = asyncio.run(scenario())
+    finally:
+        asyncio.run(sync_to_async(_forget_connection)())
+    assert told == {"type": "error", "message": WITHDRAWN}
+    assert closed == {"type": "websocket.close", "code": 4404}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_each_message_on_a_share_socket_checks_that_the_link_still_stands(settings) -> None:
+    """A link withdrawn without its sockets being told (by another process, or while one opened)
+    answers nothing more: the next message gets the error and the socket closes."""
+    settings.GOWEB_REVIEW_VISITS = 4
+    game = shared_review(new_session(), "a-link-withdrawn-elsewhere")
+
+    async def scenario() -> tuple[dict, dict]:
+        viewer = await open_shared("a-link-withdrawn-elsewhere")
+        await Game.objects.filter(pk=game.pk).aupdate(share_token=None)
+        await viewer.send_json_to({"type": "analyze", "move_number": 2})
+        told = await viewer.receive_json_from(timeout=5)
+        closed = await viewer.receive_output(timeout=5)
+        await dispatch.wait_idle()
+        return told, closed
+
+    try:
+        told, closed = asyncio.run(scenario())
+    finally:
+        asyncio.run(sync_to_async(_forget_connection)())
+    assert told == {"type": "error", "message": WITHDRAWN}
+    assert closed == {"type": "websocket.close", "code": 4404}

@@ -6,11 +6,13 @@ import asyncio
 from pathlib import Path
 
 import pytest
+import redis
 from asgiref.sync import sync_to_async
+from channels.layers import InMemoryChannelLayer
 from django.db import connections
 
 from frontend.models import Analysis, Game
-from frontend.services import board, dispatch, engine, game_analysis, games
+from frontend.services import board, dispatch, engine, game_analysis, games, outage
 from tests.score_net import NAME as SCORE_NET
 from tests.score_net import write_score_weights, write_zoo
 from tests.web_helpers import connect, make_game, new_session, receive_until
@@ -397,3 +399,52 @@ def test_ownership_on_request_and_the_estimate_with_a_score_network(score_networ
         await ws.disconnect()
 
     asyncio.run(scenario())
+
+
+def redis_gone(*args: object, **kwargs: object) -> None:
+    raise redis.ConnectionError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
+
+
+def test_a_move_made_before_redis_was_lost_is_shown_to_its_socket_with_a_message(monkeypatch) -> None:
+    """Redis lost between the move and the bot's request: the move stands, this socket sees it and
+    is told what failed, and the connection stays open; reconnecting asks for the bot's move."""
+    key = new_session()
+    game = make_game(key)
+
+    async def scenario() -> tuple[dict, dict]:
+        ws = await connect(game.pk, key)
+        await receive_until(ws, is_state)
+        with monkeypatch.context() as patched:
+            patched.setattr(board, "request_bot_move", redis_gone)
+            await ws.send_json_to({"type": "play", "move": "E5"})
+            # the state sent to this socket after the failure, the message, and the broadcast
+            replies = [await ws.receive_json_from(timeout=5) for _ in range(3)]
+        states = [m for m in replies if is_state(m)]
+        (told,) = [m for m in replies if not is_state(m)]
+        await ws.send_json_to({"type": "ping"})
+        assert await ws.receive_json_from(timeout=5) == {"type": "pong"}
+        await ws.disconnect()
+        again = await connect(game.pk, key)
+        reply = await receive_until(again, after_bot)
+        await dispatch.wait_idle()
+        await again.disconnect()
+        assert len(states) == 2 and all(m["moves"] == [["B", "E5"]] for m in states)
+        return told, reply
+
+    told, reply = asyncio.run(scenario())
+    assert told == {"type": "error", "message": outage.MADE_UNTOLD}
+    assert reply["move_number"] == 2
+
+
+def test_a_board_opened_while_redis_is_away_closes_with_1013_and_a_message(monkeypatch) -> None:
+    key = new_session()
+    game = make_game(key)
+    monkeypatch.setattr(InMemoryChannelLayer, "group_add", redis_gone)
+
+    async def scenario() -> tuple[dict, dict]:
+        ws = await connect(game.pk, key)
+        return await ws.receive_json_from(timeout=5), await ws.receive_output(timeout=5)
+
+    told, closed = asyncio.run(scenario())
+    assert told == {"type": "error", "message": outage.CONNECT}
+    assert closed == {"type": "websocket.close", "code": 1013}  # try again later (RFC 6455)

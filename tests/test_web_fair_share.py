@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime
+import json
 import threading
 import time
 from collections import Counter
@@ -13,11 +14,13 @@ from collections.abc import Iterator
 
 import pytest
 from asgiref.sync import sync_to_async
+from channels.testing import ApplicationCommunicator
 from django.db import connections
 
 from frontend import tasks
 from frontend.models import Analysis, Game, Job
-from frontend.services import dispatch, game_analysis, jobs
+from frontend.services import broker, dispatch, game_analysis, jobs
+from goweb.asgi import application
 from tests.web_helpers import connect, make_game, new_session, receive_until
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -321,3 +324,138 @@ def test_the_slot_is_free_when_the_board_hears_the_analysis_is_done(settings, mo
     assert heard[-1] == ("analysis_done", False)  # the slot was freed before the message went out
     assert all(held for kind, held in heard if kind == "progress")
     assert jobs.request("session:s", jobs.Kind.GAME, {}, replace=False).new
+
+
+API_MOVES = [["B", "E5"], ["W", "C3"], ["B", "G7"], ["W", "C7"]]
+
+
+async def api_query(moves: int) -> ApplicationCommunicator:
+    """POST a 9x9 query of the first ``moves`` moves to /api/analyze (from one address) and return the
+    conversation, the request sent and its answer not yet read."""
+    body = json.dumps({"moves": API_MOVES[:moves], "boardXSize": 9, "maxVisits": 4}).encode()
+    scope = {
+        "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST",
+        "scheme": "http", "path": "/api/analyze", "raw_path": b"/api/analyze", "query_string": b"",
+        "root_path": "", "headers": [(b"host", b"localhost"), (b"content-type", b"application/json")],
+        "client": ("198.51.100.7", 4000), "server": ("localhost", 80),
+    }  # fmt: skip
+    talk = ApplicationCommunicator(application, scope)
+    await talk.send_input({"type": "http.request", "body": body, "more_body": False})
+    return talk
+
+
+async def api_answer(talk: ApplicationCommunicator) -> tuple[int, dict]:
+    """Return the status and JSON body of a query's answer."""
+    start = await talk.receive_output(timeout=30)
+    body = await talk.receive_output(timeout=30)
+    return start["status"], json.loads(body["body"])
+
+
+async def hang_up(talk: ApplicationCommunicator) -> None:
+    """Leave before the answer, as a client whose timeout ran out, and wait for the view to end."""
+    await talk.send_input({"type": "http.disconnect"})
+    await talk.wait(timeout=10)
+
+
+async def jobs_of_kind(kind: str, count: int) -> None:
+    """Wait until there are ``count`` jobs of ``kind``."""
+    for _ in range(600):
+        if await Job.objects.filter(kind=kind).acount() == count:
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"there are not {count} {kind} jobs")
+
+
+def test_an_api_client_that_hangs_up_keeps_its_slot_while_its_search_runs_and_its_queued_query_is_skipped(
+    settings, gate: threading.Event, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 35, item 5: queries of clients that had gone kept running and filled the queue."""
+    settings.GOWEB_ANALYSIS_THREADS = 1
+    settings.GOWEB_MAX_POSITION_ANALYSES = 2
+    monkeypatch.setattr(dispatch, "_pools", {})  # a pool of one thread for this test's settings
+    searched: list[int] = []
+    search = tasks.answer_query
+
+    def counting(query: object, *args: object) -> dict:
+        searched.append(len(query.moves))
+        return search(query, *args)
+
+    monkeypatch.setattr(tasks, "answer_query", counting)
+
+    async def scenario() -> tuple[int, int, dict]:
+        first = await api_query(1)
+        while not searched:  # searching, held by the gate
+            await asyncio.sleep(0.05)
+        await hang_up(first)
+        second = await api_query(2)  # queued behind the first: the one thread is busy
+        await jobs_of_kind(Job.Kind.POSITION, 2)
+        await hang_up(second)
+        third = await api_query(3)
+        await jobs_of_kind(Job.Kind.POSITION, 2)
+        refused, _ = await api_answer(await api_query(4))  # the first still runs: its slot counts
+        gate.set()
+        status, answer = await api_answer(third)
+        await dispatch.wait_idle()
+        return refused, status, answer
+
+    refused, status, answer = asyncio.run(scenario())
+    assert refused == 429
+    assert status == 200 and answer["turnNumber"] == 3
+    assert searched == [1, 3]  # the query whose client had gone before it started was never searched
+    assert not Job.objects.exists()  # every slot freed when its work ended
+
+
+def test_a_bot_move_whose_task_was_lost_is_queued_again_on_reconnection_and_made_once(
+    settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 35, item 9: the broker lost the bot move's task (a Redis without persistence restarted);
+    every reconnection refreshed the waiting job and queued nothing, so the bot never moved."""
+    settings.GOWEB_TASK_START_TIMEOUT = 1
+    lost: list[tuple] = []
+    submit = dispatch.submit
+
+    async def losing_the_first(task: object, *args: object) -> None:
+        if task is tasks.bot_move and not lost:
+            lost.append(args)
+            return
+        await submit(task, *args)
+
+    monkeypatch.setattr(dispatch, "submit", losing_the_first)
+    key = new_session()
+    game = make_game(key)
+
+    async def scenario() -> dict:
+        ws = await connect(game.pk, key)
+        await receive_until(ws, is_state)
+        await ws.send_json_to({"type": "play", "move": "E5"})
+        await receive_until(ws, is_state)
+        await ws.disconnect()
+        assert lost and await Job.objects.filter(kind=Job.Kind.BOT).acount() == 1
+        await asyncio.sleep(1.2)  # longer than a queued job may wait for a worker to take it
+        ws = await connect(game.pk, key)
+        reply = await receive_until(ws, lambda m: is_state(m) and "bot_move" in m)
+        await dispatch.wait_idle()
+        await ws.disconnect()
+        return reply
+
+    assert asyncio.run(scenario())["move_number"] == 2
+    assert tasks.bot_move.apply(args=lost[0]).get() == {"skipped": "the request was withdrawn"}  # late
+    assert len(Game.objects.get(pk=game.pk).sgf.split(";")) == 4  # root, E5 and one reply
+    assert not Job.objects.exists()
+
+
+def test_a_waiting_job_queued_under_another_run_of_the_broker_is_queued_again(
+    settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A broker that restarted (Redis gives each run an id of its own) may have lost the queued
+    tasks: a request for a job queued before it is queued again at once."""
+    run = ["first-run"]
+    monkeypatch.setattr(broker, "current_run", lambda: run[0])
+    game = make_game("s")
+    first = jobs.request("game:1", jobs.Kind.BOT, {"expected_moves": 1}, game_id=game.pk)
+    again = jobs.request("game:1", jobs.Kind.BOT, {"expected_moves": 1}, game_id=game.pk)
+    assert first.new and not again.new  # its task is queued already
+    run[0] = "second-run"
+    requeued = jobs.request("game:1", jobs.Kind.BOT, {"expected_moves": 1}, game_id=game.pk)
+    assert requeued == jobs.Ticket(first.job, new=True)
+    assert not jobs.request("game:1", jobs.Kind.BOT, {"expected_moves": 1}, game_id=game.pk).new

@@ -3,6 +3,7 @@ web process itself without DEBUG, the health check behind the TLS proxy, and JSO
 
 from __future__ import annotations
 
+import asyncio
 import gzip
 import json
 import os
@@ -20,6 +21,8 @@ import pytest
 import websockets.exceptions
 import websockets.sync.client
 from django.core.exceptions import ImproperlyConfigured
+from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed
 
 from analysis.bench.webstack import daphne_command, free_port
 from frontend.services import api
@@ -118,7 +121,7 @@ def production_site(production_dir: Path) -> Iterator[str]:
         assert done.returncode == 0, done.stderr
     port = free_port()
     log = (directory / "daphne.log").open("w")
-    daphne = [sys.executable, "-m", *daphne_command("127.0.0.1", port)]
+    daphne = [sys.executable, *daphne_command("127.0.0.1", port)[1:]]  # the compose file's command
     server = subprocess.Popen(daphne, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:
@@ -262,3 +265,20 @@ def test_api_errors_are_json_bodies(client, settings, monkeypatch, debug: bool) 
     failed = client.post("/api/analyze", {}, content_type="application/json")
     assert (failed.status_code, failed.json()) == (500, {"error": "internal error; the server logged it"})
     assert client.get("/no-such-page").status_code == 404  # pages outside the API keep their HTML
+
+
+def test_a_websocket_message_over_the_size_limit_gets_the_close_code_1009(production_site: str) -> None:
+    """Issue 35, item 11: a frame over 1 MiB dropped the connection (1006) with no close frame."""
+    async def scenario() -> object:
+        url = production_site.replace("http", "ws", 1) + "/ws/ping/"
+        async with connect(url, origin="https://go.example.com") as ws:
+            await ws.send(json.dumps({"type": "ping"}))
+            assert json.loads(await ws.recv()) == {"type": "pong"}
+            await ws.send("x" * (2**20 + 1))
+            with pytest.raises(ConnectionClosed) as closed:
+                await asyncio.wait_for(ws.recv(), 10)
+        return closed.value.rcvd
+
+    received = asyncio.run(scenario())
+    assert received is not None, "the server dropped the connection without a close frame"
+    assert received.code == 1009  # "message too big" (RFC 6455), as docs/protocol.md says

@@ -204,10 +204,10 @@ def test_database_url_rejects_unsupported(url: str) -> None:
 def test_channel_layer_config_follows_redis_url() -> None:
     assert channel_layers_config(None)["default"]["BACKEND"] == "channels.layers.InMemoryChannelLayer"
     redis_layer = channel_layers_config("redis://r:6379/0")["default"]
-    assert redis_layer == {
-        "BACKEND": "channels_redis.core.RedisChannelLayer",
-        "CONFIG": {"hosts": [{"address": "redis://r:6379/0", "socket_timeout": 30}]},
-    }
+    assert redis_layer["BACKEND"] == "goweb.layers.OutageTolerantRedisChannelLayer"
+    (host,) = redis_layer["CONFIG"]["hosts"]
+    assert host["address"] == "redis://r:6379/0" and host["socket_timeout"] == 30
+    assert host["retry"].get_retries() == 2  # a connection Redis dropped reconnects at its next use
 
 
 @pytest.mark.skipif(not _redis_reachable(), reason=f"Redis not reachable at {REDIS_URL}")

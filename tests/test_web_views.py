@@ -267,7 +267,12 @@ def test_undo_takes_back_the_bots_reply_too() -> None:
 
 # ---- the JSON API -----------------------------------------------------------------
 
+# A query that is searched holds a job (its slot of the cap) that the task claims from a thread of
+# its own: the job must be committed for it, as for a worker.
+SEARCHED = pytest.mark.django_db(transaction=True)
 
+
+@SEARCHED
 def test_api_analyze_katago_style(client) -> None:
     query = {
         "id": "q1",
@@ -302,6 +307,7 @@ def test_api_analyze_katago_style(client) -> None:
     assert body["ladders"]["size"] == 9
 
 
+@SEARCHED
 def test_api_visits_are_capped_by_the_setting(client, settings) -> None:
     settings.GOWEB_API_MAX_VISITS = 5
     body = client.post(
@@ -311,6 +317,7 @@ def test_api_visits_are_capped_by_the_setting(client, settings) -> None:
     assert body["maxVisits"] == 5 and "maxVisits 1000 is above this server's cap" in body["warning"]
 
 
+@SEARCHED
 def test_api_ladder_position_shows_the_ladder(client) -> None:
     # White C3 in a ladder: black captures it by chasing it diagonally across the board.
     stones = [["B", "B3"], ["W", "C3"], ["B", "C2"], ["B", "D2"]]
@@ -322,6 +329,7 @@ def test_api_ladder_position_shows_the_ladder(client) -> None:
     assert string["capture_move"] == "C4" and string["saving_move"] == "C4"
 
 
+@SEARCHED
 def test_api_top_move_of_the_opening_is_a_corner_point(client) -> None:
     body = client.post("/api/analyze", {"maxVisits": 32}, content_type="application/json").json()
     corners = {f"{c}{r}" for c in "CDQR" for r in (3, 4, 16, 17)}
@@ -332,6 +340,7 @@ def test_api_top_move_of_the_opening_is_a_corner_point(client) -> None:
     assert body["moveInfos"][0]["move"] in corners
 
 
+@SEARCHED
 def test_api_initial_stones_and_defaults(client, settings) -> None:
     settings.GOWEB_REVIEW_VISITS = 6
     query = {"initialStones": [["B", "D4"], ["B", "Q16"]], "boardXSize": 19}
@@ -390,6 +399,7 @@ def test_api_answers_504_when_no_worker_replies(client, settings, monkeypatch) -
     assert response.json() == {"error": "no analysis came back in time; try fewer visits or later"}
 
 
+@SEARCHED
 def test_api_bad_json_method_and_rate_limit(client, settings) -> None:
     assert client.post("/api/analyze", "{oops", content_type="application/json").status_code == 400
     assert client.get("/api/analyze").status_code == 405
@@ -416,6 +426,7 @@ def test_api_lists_the_shipped_networks_with_their_figures(client) -> None:
     assert 0.4 < golois["validation"]["top1"] < 1 and "58.5%" in golois["paper_figure"]
 
 
+@SEARCHED
 def test_api_analyzes_with_the_network_named_and_refuses_an_unknown_one(client) -> None:
     query = {"boardXSize": 9, "maxVisits": 4, "network": "golois", "moves": [["B", "E5"]]}
     body = client.post("/api/analyze", query, content_type="application/json").json()
@@ -439,6 +450,7 @@ def test_a_small_boards_review_offers_only_networks_that_read_it(client) -> None
     assert "tk-cnn1" in backpred_menu("(;GM[1]FF[4]SZ[19];B[pd])")
 
 
+@SEARCHED
 def test_the_api_searches_a_position_two_passes_ended_as_katagos_engine_does(client) -> None:
     query = {"id": "end", "moves": [["B", "E5"], ["W", "pass"], ["B", "pass"]], "boardXSize": 9,
              "boardYSize": 9, "komi": 7, "rules": "chinese", "maxVisits": 8}

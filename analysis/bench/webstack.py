@@ -34,12 +34,13 @@ def migrate_command() -> list[str]:
 
 
 def daphne_command(host: str, port: int) -> list[str]:
-    """Return the web server's command: daphne serving ``goweb.asgi``.
+    """Return the web server's command: daphne (``goweb.webserver``: its websockets refuse an
+    oversized message with a close frame) serving ``goweb.asgi``.
 
     Without ``--proxy-headers``, which would believe the first ``X-Forwarded-For`` entry (the
     client's own): the site reads the entry its trusted proxy added (``GOWEB_TRUSTED_PROXIES``).
     """
-    return ["daphne", "-b", host, "-p", str(port), "goweb.asgi:application"]
+    return ["python", "-m", "goweb.webserver", "-b", host, "-p", str(port), "goweb.asgi:application"]
 
 
 def worker_command(queues: Sequence[str]) -> list[str]:
@@ -117,7 +118,7 @@ class WebStack:
         self.directory.mkdir(parents=True, exist_ok=True)
         migrate = [sys.executable, *migrate_command()[1:], "-v0"]
         subprocess.run(migrate, cwd=ROOT, env=self.env, check=True)
-        self.server = self._spawn("daphne", [sys.executable, "-m", *daphne_command("127.0.0.1", self.port)])
+        self.server = self._spawn("daphne", [sys.executable, *daphne_command("127.0.0.1", self.port)[1:]])
         self._wait_for_server()
         for _ in range(self.play_workers):
             self.start_worker(("play",))

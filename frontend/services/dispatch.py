@@ -26,7 +26,7 @@ from channels.layers import get_channel_layer
 from django.conf import settings
 from django.utils import timezone
 
-from frontend.services import game_analysis, jobs
+from frontend.services import game_analysis, jobs, outage
 
 log = logging.getLogger(__name__)
 
@@ -139,14 +139,24 @@ async def submit(task: Task, *args: Any) -> None:
         await sync_to_async(task.apply_async, thread_sensitive=False)(args=args)
 
 
-async def ask(task: Task, query: dict, timeout: float) -> dict:
-    """Run ``task(query, reply_channel)`` and return the message it sends to ``reply_channel``.
+async def submit_job(job: int, task: Task, *args: Any) -> None:
+    """Start ``task(*args)``, the task of the job ``job``; if the broker refuses it, withdraw the job
+    (so that the next request for it queues a task again) and re-raise the broker's error."""
+    try:
+        await submit(task, *args)
+    except outage.UNAVAILABLE:
+        await sync_to_async(jobs.withdraw)(job)
+        raise
+
+
+async def ask(task: Task, query: dict, timeout: float, job: int) -> dict:
+    """Run ``task(query, reply_channel, job)`` and return the message it sends to ``reply_channel``.
 
     Raises TimeoutError when no message arrives within ``timeout`` seconds.
     """
     layer = get_channel_layer()
     channel = await layer.new_channel()
-    await submit(task, query, channel)
+    await submit(task, query, channel, job)
     event = await asyncio.wait_for(layer.receive(channel), timeout)
     return event["message"]
 

@@ -109,6 +109,11 @@ def shared_game(token: str) -> Game:
     return Game.objects.get(share_token=token)
 
 
+def is_shared(game_id: int, token: str) -> bool:
+    """Return whether game ``game_id`` is still shared with ``token`` (its link was not withdrawn)."""
+    return Game.objects.filter(pk=game_id, share_token=token).exists()
+
+
 def owned_by(requester: Requester) -> QuerySet[Game]:
     """Return the requester's games: its account's when signed in, else its session's."""
     if requester.user_id is not None:

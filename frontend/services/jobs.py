@@ -9,7 +9,10 @@ a job that has not started: the queued task runs the newest request when a worke
 flood of requests leaves one job waiting, never hundreds.
 
 A job is deleted when its task ends.  One whose task was lost (no sign of life for twice the
-broker's visibility timeout) no longer counts.
+broker's visibility timeout) no longer counts.  A waiting job whose task may have been lost (queued
+under an earlier run of the broker, or longer ago than ``GOWEB_TASK_START_TIMEOUT``) has its task
+queued again by the next request for it: the first of its tasks to run does the work, and a later
+one finds the job gone (or the game moved on) and skips it, so the work is done once.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from frontend.models import Job
+from frontend.services import broker
 
 Kind = Job.Kind
 State = Job.State
@@ -80,16 +84,23 @@ def request(
     """Take a slot of ``owner``'s cap of ``kind`` for ``payload``, or, with ``replace``, give
     ``payload`` to the job of the same owner, kind and game that is still waiting.
 
-    Returns the Ticket; raises CapReached (with the message for the requester) when every slot
-    is taken.
+    Returns the Ticket (``new`` too when the waiting job's task may have been lost: see
+    :func:`maybe_lost`); raises CapReached (with the message for the requester) when every slot is
+    taken, and redis.RedisError when the broker cannot be reached.
     """
+    run = broker.current_run()
     with transaction.atomic():
         if replace and game_id is not None:
             waiting = Job.objects.filter(owner=owner, kind=kind, game_id=game_id, state=State.PENDING)
-            replaced = waiting.order_by("pk").first()
+            replaced = waiting.select_for_update().order_by("pk").first()  # one request requeues it
             if replaced is not None:
-                waiting.update(payload=payload, reply_channel=reply_channel, heartbeat=timezone.now())
-                return Ticket(replaced.pk, new=False)
+                now = timezone.now()
+                fields = {"payload": payload, "reply_channel": reply_channel, "heartbeat": now}
+                lost = maybe_lost(replaced, run, now)
+                if lost:
+                    fields.update(dispatched=now, broker_run=run)
+                waiting.update(**fields)
+                return Ticket(replaced.pk, new=lost)
         mine = Job.objects.filter(owner=owner, kind=kind)
         mine.filter(heartbeat__lt=timezone.now() - lease()).delete()
         taken = set(mine.values_list("slot", flat=True))
@@ -105,11 +116,20 @@ def request(
                         game_id=game_id,
                         payload=payload,
                         reply_channel=reply_channel,
+                        broker_run=run,
                     )
             except IntegrityError:  # another process took this slot meanwhile
                 continue
             return Ticket(job.pk, new=True)
     raise CapReached(cap_message(kind))
+
+
+def maybe_lost(job: Job, run: str, now: datetime) -> bool:
+    """Return whether the task of the waiting ``job`` may have been lost: it was queued under
+    another run of the broker than ``run`` (one that forgot its queues when it restarted), or no
+    worker has started it in ``GOWEB_TASK_START_TIMEOUT`` seconds up to ``now``."""
+    waited = now - job.dispatched
+    return job.broker_run != run or waited > timedelta(seconds=settings.GOWEB_TASK_START_TIMEOUT)
 
 
 def claim(job_id: int) -> Job | None:
@@ -127,6 +147,13 @@ def claim(job_id: int) -> Job | None:
 def release(job_id: int) -> None:
     """Free the job's slot: its work is over."""
     Job.objects.filter(pk=job_id).delete()
+
+
+def withdraw(job_id: int) -> bool:
+    """Withdraw the request of a job whose requester has gone: a job no task has started yet is
+    deleted (its task, when a worker takes it, finds it gone and skips it); a running one keeps its
+    slot until its task ends and frees it.  Returns whether the job was deleted."""
+    return Job.objects.filter(pk=job_id, state=State.PENDING).delete()[0] > 0
 
 
 def release_game_analyses(game_id: int, analysis_ids: list[int]) -> int:

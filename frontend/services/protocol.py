@@ -32,6 +32,10 @@ MESSAGES: dict[str, dict[str, tuple[type, bool]]] = {
     "features": {"move_number": (int, True), "set": (str, True), "plane": (str, True)},
 }
 
+# what is answered by this process alone: it neither changes the game nor queues work, so it needs
+# no Redis (frontend.services.outage)
+LOCAL = frozenset({"ping", "features"})
+
 # what a read-only viewer (a shared review's link) may send: nothing that changes the game
 READ_ONLY = frozenset({"ping", "state", "analyze", "features"})
 
