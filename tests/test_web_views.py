@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -448,6 +451,15 @@ def test_the_site_picks_the_default_of_its_device_kind(client, settings, tmp_pat
         assert reason == f"the next default (the search has none of its own) on {kind}"
         assert engine.pick(None, "review").name == name
 
+
+
+def test_the_networks_load_on_the_sites_device_and_an_unknown_device_is_refused(settings) -> None:
+    settings.GOWEB_DEVICE = "cpu"
+    assert engine.network().device.type == "cpu" and engine.evaluator().inner.network.device.type == "cpu"
+    env = {**os.environ, "GOWEB_DEVICE": "tpu"}
+    refused = subprocess.run([sys.executable, "manage.py", "check"], cwd=ROOT, env=env, capture_output=True,
+                             text=True, timeout=120)
+    assert refused.returncode != 0 and "GOWEB_DEVICE='tpu': use one of auto, cpu, cuda" in refused.stderr
 
 
 def test_api_analyzes_with_the_network_named_and_refuses_an_unknown_one(client) -> None:
