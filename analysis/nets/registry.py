@@ -39,15 +39,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from analysis.nets.zoo import FALLBACK_KIND, PICK_ROLES, UnknownNetwork, Zoo, ZooEntry, shipped
+from analysis.nets.zoo import FALLBACK_KIND, PICK_ROLES, ROLE_NAMES, UnknownNetwork, Zoo, ZooEntry, shipped
 
 if TYPE_CHECKING:
     import torch
 
 FALLS_BACK_TO = {"review": "search", "search": "next"}
 NEEDS_VALUE_HEAD = frozenset({"search", "review"})
-DEVICE_KINDS = ("cpu", "cuda")
-KIND_NAMES = {"next": "next-move", "previous": "back-prediction"}
 
 
 @dataclass(frozen=True)
@@ -146,7 +144,7 @@ def _default(zoo: Zoo, role: str, size: int | None, kind: str) -> Choice:
     if not fits:
         board = f" for {size}x{size}" if size else ""
         head = " with a value head" if role in NEEDS_VALUE_HEAD else ""
-        raise UnknownNetwork(f"no {KIND_NAMES[PICK_ROLES[role]]} network{head}{board} is shipped "
+        raise UnknownNetwork(f"no {ROLE_NAMES[PICK_ROLES[role]]} network{head}{board} is shipped "
                              f"in {zoo.directory}")
     if named is None:
         return Choice(fits[0], role, kind, f"no {role} default in the manifest: the first that fits")
@@ -165,7 +163,7 @@ def _misfit(zoo: Zoo, name: str, role: str, size: int | None) -> str:
     if entry is None:
         return "is not shipped"
     if entry.role != PICK_ROLES[role]:
-        return f"is not a {KIND_NAMES[PICK_ROLES[role]]} network"
+        return f"is not a {ROLE_NAMES[PICK_ROLES[role]]} network"
     if not entry.reads(size):
         return f"does not read {size}x{size} boards"
     return "has no value head"

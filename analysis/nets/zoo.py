@@ -25,6 +25,7 @@ from pathlib import Path
 
 WEIGHTS_DIR = Path(__file__).resolve().parents[2] / "weights"
 ROLES = ("next", "previous")
+ROLE_NAMES = {"next": "next-move", "previous": "back-prediction"}  # for messages
 # the roles a network is picked for, and the role of the networks that serve each: the search and
 # the review are next-move networks with a value head (analysis.nets.registry)
 PICK_ROLES = {"next": "next", "search": "next", "review": "next", "previous": "previous"}
@@ -112,7 +113,7 @@ class Zoo:
 
         Raises UnknownNetwork naming the shipped networks of that role (for that size).
         """
-        kind = {"next": "next-move ", "previous": "back-prediction "}.get(role or "", "")
+        kind = f"{ROLE_NAMES[role]} " if role else ""
         for e in self.entries:
             if e.name == name and (role is None or e.role == role):
                 if e.reads(size):
