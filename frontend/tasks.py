@@ -114,7 +114,7 @@ def _bot_move(game_id: int, expected_moves: int) -> dict:
     if clock.expired(loaded.game, time.time()):  # the queue took its time
         notify.to_group(game_id, board.current(game_id).state)
         return {"lost": "on time"}
-    bot, thinking = engine.bot(game_id, loaded.game.bot_level)
+    bot, thinking = engine.bot(game_id, loaded.game.bot_level, loaded.position.size)
     with thinking:
         seconds = clock.bot_seconds(loaded.game, loaded.to_play, expected_moves, time.time())
         decision = bot.choose(loaded.position, seconds)

@@ -115,14 +115,15 @@ def evaluator(name: str | None = None, role: str = "search", size: int | None = 
     return _loaded().search_evaluator(pick(name, role, size).path, device())
 
 
-def bot(game_id: int, level: str) -> tuple[Bot, threading.Lock]:
-    """Return this process's bot for a game (it keeps its win rates, to resign, and its search tree)
-    and the lock to hold while it thinks.  Search levels share their network's evaluator."""
+def bot(game_id: int, level: str, size: int | None = None) -> tuple[Bot, threading.Lock]:
+    """Return this process's bot for a game on ``size`` boards (it keeps its win rates, to resign,
+    and its search tree) and the lock to hold while it thinks.  Search levels share their
+    network's evaluator.  Raises UnknownNetwork when the level has no network for the board."""
     key = (game_id, level)
     with _bots_lock:
         if key not in _bots:
             lvl = get_level(level)
-            choice = level_choice(lvl)
+            choice = level_choice(lvl, size)
             net = _loaded().network(choice.path, device()) if choice else None
             search = _loaded().search_evaluator(choice.path, device()) if lvl.kind == "mcts" else None
             _bots[key] = (Bot(lvl, net, seed=game_id, evaluator=search), threading.Lock())
