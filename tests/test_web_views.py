@@ -9,10 +9,18 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
+import torch
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from analysis.bot.levels import LEVELS
+from analysis.features import get_feature_set
+from analysis.go.coords import from_gtp
+from analysis.go.position import Position
+from analysis.nets import checkpoint
+from analysis.nets.golois import GoloisConfig, GoloisNet
+from analysis.nets.inference import Network
 from analysis.sgf import read_sgf
 from frontend.models import Analysis, Game
 from frontend.services import api, dispatch, engine, games
@@ -460,6 +468,33 @@ def test_the_networks_load_on_the_sites_device_and_an_unknown_device_is_refused(
     refused = subprocess.run([sys.executable, "manage.py", "check"], cwd=ROOT, env=env, capture_output=True,
                              text=True, timeout=120)
     assert refused.returncode != 0 and "GOWEB_DEVICE='tpu': use one of auto, cpu, cuda" in refused.stderr
+
+
+def test_a_network_without_a_value_head_gives_the_candidates_and_the_searchs_default_the_win_rates(
+    client, settings, tmp_path: Path
+) -> None:
+    (tmp_path / "policy.pt").symlink_to(ROOT / "weights" / "policy.pt")
+    torch.manual_seed(0)
+    planes = get_feature_set("golois").num_planes
+    checkpoint.save(tmp_path / "bare.pt", GoloisNet(GoloisConfig(planes, 1, 8, value_head=False)), "tiny")
+    write_zoo(tmp_path, "golois-score", [
+        {"name": "golois-score", "file": "policy.pt", "role": "next", "value_head": True},
+        {"name": "bare", "file": "bare.pt", "role": "next"},
+    ])
+    settings.GOWEB_WEIGHTS_DIR = str(tmp_path)
+    query = {"boardXSize": 9, "maxVisits": 8, "network": "bare", "moves": [["B", "E5"]],
+             "includePolicy": True}
+    body = client.post("/api/analyze", query, content_type="application/json").json()
+    assert body["network"] == "bare" and body["rootInfo"]["visits"] == 8
+    assert 0 < body["rootInfo"]["winrate"] < 1
+    position = Position(9, 7.5)
+    position.play(from_gtp("E5", 9))
+    policies = [Network.from_checkpoint(tmp_path / name, dtype="float32").predict([position]).policy[0]
+                for name in ("bare.pt", "policy.pt")]
+    legal = np.array(body["policy"]) >= 0
+    gaps = [np.abs(np.array(body["policy"])[legal] - policy[legal]).max() for policy in policies]
+    assert gaps[0] < 1e-3 < 1e-2 < gaps[1]  # the bare net's policy, not the default's
+    assert engine.pick("bare", "search", 9).name == "golois-score"  # the searcher: the search's default
 
 
 def test_api_analyzes_with_the_network_named_and_refuses_an_unknown_one(client) -> None:
