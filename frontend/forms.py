@@ -11,9 +11,10 @@ from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
 from django.core.validators import ProhibitNullCharactersValidator
 from django.db.models import Q, QuerySet
 
-from analysis.bot.levels import LEVELS
+from analysis.bot.levels import LEVELS, Level
 from analysis.go.handicap import max_fixed_handicap
 from analysis.go.rules import MAX_KOMI, default_komi, known, rules_kind, white_handicap_bonus
+from analysis.nets.zoo import UnknownNetwork
 from analysis.play.clock import MAX_MAIN, MAX_PERIOD, MAX_PERIODS, TimeControl, TimeControlError
 from analysis.sgf import GameRecord, SgfError, SgfLimits, read_sgf, replay
 from frontend.models import Game
@@ -57,11 +58,8 @@ class NewGameForm(forms.Form):
     def __init__(self, *args: object, **kwargs: object) -> None:
         """Offer the levels whose network is shipped."""
         super().__init__(*args, **kwargs)
-        shipped = set(engine.zoo().names("next"))
         self.fields["bot_level"].choices = [
-            (name, f"{name}: {level.description}")
-            for name, level in LEVELS.items()
-            if not level.network or level.network in shipped
+            (name, f"{name}: {level.description}") for name, level in LEVELS.items() if _playable(level)
         ]
 
     def komi_defaults(self) -> dict:
@@ -179,6 +177,16 @@ class ReviewForm(forms.Form):
     def rules(self) -> str:
         """The rules the game is stored with (after validation): ``stored_rules``."""
         return self.cleaned_data["rules"]
+
+
+def _playable(level: Level) -> bool:
+    """Whether ``level`` has a network to play with on the site's device (the rules level needs
+    none)."""
+    try:
+        engine.level_choice(level)
+    except UnknownNetwork:
+        return False
+    return True
 
 
 def stored_rules(record: GameRecord) -> str:

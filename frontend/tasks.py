@@ -135,7 +135,7 @@ def _bot_move(game_id: int, expected_moves: int) -> dict:
     if clock.expired(loaded.game, time.time()):  # the queue took its time
         notify.to_group(game_id, board.current(game_id).state)
         return {"lost": "on time"}
-    bot, thinking = engine.bot(game_id, loaded.game.bot_level)
+    bot, thinking = engine.bot(game_id, loaded.game.bot_level, loaded.position.size)
     with thinking:
         seconds = clock.bot_seconds(loaded.game, loaded.to_play, expected_moves, time.time())
         decision = bot.choose(loaded.position, seconds)
@@ -183,13 +183,14 @@ def analyze_position(self, query: dict, reply_channel: str | None = None, job: i
 
 def _analyze_position(query: dict) -> dict:
     parsed = PositionQuery.from_json(query)
-    net = engine.network(parsed.network)
+    search = engine.pick(parsed.network, "search", parsed.size)
     backpred = None
     if parsed.backpred and engine.zoo().names("previous", parsed.size):
         backpred = engine.network(parsed.backpred_network, "previous", parsed.size)
-    policy_net = None if net.has_value else net
-    result = answer_query(parsed, engine.evaluator(parsed.network), policy_net, backpred)
-    result["network"] = engine.choose(parsed.network).name
+    # a network without a value head gives the candidates; the search's default the win rates
+    policy_net = engine.network(parsed.network, size=parsed.size) if search.asked else None
+    result = answer_query(parsed, engine.evaluator(search.name, size=parsed.size), policy_net, backpred)
+    result["network"] = engine.pick(parsed.network, size=parsed.size).name
     return result
 
 
@@ -205,13 +206,14 @@ def estimate_position(self, query: dict, reply_channel: str, job: int | None = N
     try:
         with _holding(job):
             parsed = PositionQuery.from_json(query)
-            result = estimate(engine.network(parsed.network), parsed.position(), parsed.network, parsed.rules)
+            name = engine.pick(parsed.network, size=parsed.size).name
+            result = estimate(engine.network(name), parsed.position(), name, parsed.rules)
     except Withdrawn:
         return {"skipped": "the request was withdrawn"}
     except Exception as exc:
         notify.to_channel(reply_channel, {"type": "error", "message": f"estimate failed: {exc}"})
         raise
-    message = {"type": "estimate", "move_number": parsed.move_number, "network": parsed.network, **result}
+    message = {"type": "estimate", "move_number": parsed.move_number, "network": name, **result}
     notify.to_channel(reply_channel, message)
     return message
 
@@ -256,7 +258,8 @@ def analyze_game(self, analysis_id: int, job: int | None = None) -> dict:
         if job is not None and jobs.claim(job) is None:  # a sign of life for each chunk
             return {"skipped": "the request was withdrawn"}
         try:
-            outcome = game_analysis.run_chunk(analysis_id, engine.evaluator(), settings.GOWEB_REVIEW_CHUNK)
+            review = engine.evaluator(role="review")
+            outcome = game_analysis.run_chunk(analysis_id, review, settings.GOWEB_REVIEW_CHUNK)
         except OperationalError:
             raise
         except Exception as exc:

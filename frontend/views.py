@@ -18,7 +18,6 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from analysis.features import FEATURE_SETS
-from analysis.nets.zoo import Zoo
 from analysis.review.report import annotate
 from analysis.sgf import read_sgf, write_sgf
 from frontend import tasks
@@ -128,7 +127,7 @@ def review(request: HttpRequest, pk: int) -> HttpResponse:
 def render_review(request: HttpRequest, game: Game, socket: str, shared: bool) -> HttpResponse:
     """Render the review page of ``game`` over the websocket path ``socket``; ``shared``: the
     read-only page of a share link."""
-    zoo, record = engine.zoo(), games.record_of(game)
+    record = games.record_of(game)
     link = None
     if game.share_token and not shared:
         link = request.build_absolute_uri(reverse("frontend:shared", args=[game.share_token]))
@@ -139,9 +138,9 @@ def render_review(request: HttpRequest, game: Game, socket: str, shared: bool) -
         "shared": shared,
         "share_link": link,
         "timeline": {**games.timeline(record), "record": game_analysis.record_key(game, record)},
-        "networks": _by_default(zoo, "next", record.size),
+        "networks": _by_default("next", record.size),
         "depths": depth.choices(),
-        "backpred_networks": _by_default(zoo, "previous", record.size),
+        "backpred_networks": _by_default("previous", record.size),
         "feature_sets": {
             name: [{"name": p.name, "description": p.description} for p in fs.planes]
             for name, fs in FEATURE_SETS.items()
@@ -150,12 +149,12 @@ def render_review(request: HttpRequest, game: Game, socket: str, shared: bool) -
     return render(request, "frontend/review.html", context)
 
 
-def _by_default(zoo: Zoo, role: str, size: int) -> list[str]:
+def _by_default(role: str, size: int) -> list[str]:
     """Return the names of the shipped networks of ``role`` that read ``size`` boards, the default
-    first."""
-    default = zoo.default(role, size)
-    names = zoo.names(role, size)
-    return sorted(names, key=lambda name: name != (default.name if default else None))
+    on the site's device first."""
+    names = engine.zoo().names(role, size)
+    default = engine.pick(None, role, size).name if names else None
+    return sorted(names, key=lambda name: name != default)
 
 
 @require_safe
@@ -329,10 +328,12 @@ async def api_analyze(request: HttpRequest) -> JsonResponse:
 
 @require_safe
 def api_networks(request: HttpRequest) -> JsonResponse:
-    """The shipped networks with their papers and model-card figures, and each role's default."""
-    zoo = engine.zoo()
-    defaults = {role: entry.name for role in ("next", "previous") if (entry := zoo.default(role))}
-    return JsonResponse({"networks": [e.to_json() for e in zoo.entries], "default": defaults})
+    """The shipped networks with their papers and model-card figures, each role's default on the
+    site's device, and the choice of each role and bot level on 19x19 with its reason."""
+    choices = engine.choices()
+    default = {role: choice["name"] for role, choice in choices["roles"].items() if choice}
+    networks = [e.to_json() for e in engine.zoo().entries]
+    return JsonResponse({"networks": networks, "default": default, "choices": choices})
 
 
 @require_safe

@@ -67,7 +67,12 @@ service (SQLite, in-memory channel layer, Celery tasks run eagerly in-process):
 - ``GOWEB_API_MAX_VISITS``: the cap on ``maxVisits`` of ``/api/analyze`` (default 2000) and
   ``GOWEB_API_TIMEOUT``: seconds it waits for a worker's answer (default 120);
 - ``GOWEB_WEIGHTS_DIR``: the shipped networks, listed with their roles and figures in its
-  ``zoo.json`` (default ``weights/``); the manifest names the default network of each role.
+  ``zoo.json`` (default ``weights/``); the manifest names the default network of each role, per
+  device kind where they differ (:mod:`analysis.nets.registry` picks);
+- ``GOWEB_DEVICE``: where the networks run and which defaults apply: ``cpu``, ``cuda``, or
+  ``auto`` (the default: CUDA when the process's torch sees a GPU, which imports torch to find
+  out).  Set it in a web process that only queues tasks, to the workers' kind, so that it picks
+  their defaults without torch (the compose files do).
 """
 
 import os
@@ -259,3 +264,7 @@ GOWEB_REVIEW_CHUNK = env_int("GOWEB_REVIEW_CHUNK", 10)
 GOWEB_API_MAX_VISITS = env_int("GOWEB_API_MAX_VISITS", 2000)
 GOWEB_API_TIMEOUT = env_int("GOWEB_API_TIMEOUT", 120)
 GOWEB_WEIGHTS_DIR = Path(env_str("GOWEB_WEIGHTS_DIR", str(BASE_DIR / "weights")))
+DEVICES = ("auto", "cpu", "cuda")
+GOWEB_DEVICE = env_str("GOWEB_DEVICE", "auto")
+if GOWEB_DEVICE not in DEVICES:
+    raise ImproperlyConfigured(f"GOWEB_DEVICE={GOWEB_DEVICE!r}: use one of {', '.join(DEVICES)}")

@@ -19,9 +19,10 @@ PRESET = "golois-score-b6c64"
 NAME = "golois-score"
 
 
-def write_zoo(directory: Path, default: str, networks: list[dict]) -> None:
-    """Write ``directory/zoo.json`` listing ``networks`` (name, file and role each; the other fields
-    a test does not name are filled in), ``default`` the default next-move network."""
+def write_zoo(directory: Path, default: str | dict[str, str], networks: list[dict]) -> None:
+    """Write ``directory/zoo.json`` listing ``networks`` (name, file, role and heads each; the other
+    fields a test does not name are filled in), ``default`` the default next-move network (a name,
+    or names by device kind)."""
     filler = {"title": "a test network", "paper": "test", "paper_figure": "none", "validation": {}}
     manifest = {"default": {"next": default}, "networks": [{**filler, **n} for n in networks]}
     (directory / "zoo.json").write_text(json.dumps(manifest))
@@ -39,6 +40,6 @@ def write_score_weights(directory: Path, ownership_gain: float = 1.0) -> Path:
     with torch.no_grad():
         model.ownership.conv2.weight.mul_(ownership_gain)
     checkpoint.save(directory / "score.pt", model, PRESET)
-    write_zoo(directory, NAME, [{"name": NAME, "file": "score.pt", "role": "next",
+    write_zoo(directory, NAME, [{"name": NAME, "file": "score.pt", "role": "next", "value_head": True,
                                  "title": "an untrained score and ownership net"}])
     return directory

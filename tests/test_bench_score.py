@@ -11,6 +11,7 @@ import numpy as np
 from analysis.bench.score import _zigzag, review_zigzag, teacher, teacher_fit
 from analysis.go.position import Position
 from analysis.nets.inference import Network, Prediction
+from analysis.nets.registry import default_weights
 from analysis.review.analyze import game_positions
 from analysis.sgf import read_sgf
 
@@ -99,7 +100,7 @@ def test_a_one_visit_review_shows_the_value_bagged_over_the_eight_symmetries(tmp
     archive = tmp_path / "games.zip"
     with zipfile.ZipFile(archive, "w") as zf:
         zf.writestr("game.sgf", long_game("B+3.5", pairs=15))
-    network = Network.from_checkpoint(dtype="float32")
+    network = Network.from_checkpoint(default_weights(), dtype="float32")
 
     figures = review_zigzag(network, 1, 1, archive)
 

@@ -81,6 +81,15 @@ def test_the_compose_files_are_valid() -> None:
         assert gpu[name]["healthcheck"]["test"] == ["CMD-SHELL", "python -m frontend.heartbeat"]
 
 
+def test_the_web_server_and_the_workers_pick_for_the_same_device() -> None:
+    """The web server picks the workers' networks without torch: it is told their device."""
+    gpu = ("docker-compose.yml", "docker-compose.gpu.yml")
+    for files, kind in ((("docker-compose.yml",), "cpu"), (gpu, "cuda")):
+        services = config(*files)["services"]
+        devices = {services[name]["environment"]["GOWEB_DEVICE"] for name in ("web", "worker", "worker-play")}
+        assert devices == {kind}
+
+
 def test_each_command_is_the_one_the_tests_run(services: dict[str, dict]) -> None:
     assert command(services["migrate"]) == migrate_command()
     assert command(services["web"]) == daphne_command("0.0.0.0", 8000)

@@ -28,6 +28,7 @@ from analysis.gtp.engine import GtpEngine
 from analysis.nets import checkpoint
 from analysis.nets.golois import GoloisConfig, GoloisNet
 from analysis.nets.inference import Network
+from analysis.nets.registry import default_weights
 from tests.test_mcts_bot import FixedEvaluator
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -141,7 +142,7 @@ def test_kata_analyze_reports_floats_and_accepts_katagos_switches() -> None:
 
 
 def test_kata_analyze_gives_score_leads_and_the_ownership_sabaki_and_lizzie_read() -> None:
-    network = Network.from_checkpoint(dtype="float32")  # the default: score and ownership heads
+    network = Network.from_checkpoint(default_weights(), dtype="float32")  # score and ownership heads
     after_c3 = Position(9, 7.5)
     after_c3.play(from_gtp("C3", 9))
     bagged = network.predict([after_c3], symmetries=8).ownership[0]  # warms the network up too

@@ -63,7 +63,7 @@ def test_a_reply_chosen_before_an_undo_and_another_move_is_not_played(monkeypatc
             board.human_move(game.pk, "C3")
             return Decision(from_gtp("C3", 9))  # a fine reply to E5, but C3 is taken now
 
-    monkeypatch.setattr(engine, "bot", lambda game_id, level: (Meanwhile(), threading.Lock()))
+    monkeypatch.setattr(engine, "bot", lambda game_id, level, size: (Meanwhile(), threading.Lock()))
     assert tasks.bot_move.apply(args=(game.pk, 1)).get() == {
         "skipped": "the game changed while the bot was thinking"}
     assert board.current(game.pk).state["moves"] == [["B", "C3"]]

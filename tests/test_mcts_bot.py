@@ -183,7 +183,7 @@ def test_white_plays_on_early_in_a_handicap_game_whatever_its_win_rate() -> None
 
 
 def test_the_darkforest_level_searches_only_the_top_moves_of_the_shipped_three_step_net() -> None:
-    bot = load_bot("darkforest-2s", resign_threshold=0)
+    bot, _ = load_bot("darkforest-2s", resign_threshold=0)
     assert bot.net.config.future_moves == 3 and bot.level.tree_policy == "darkforest"
     pos = Position(19)
     for vertex in ("Q16", "D4", "Q3", "D16"):

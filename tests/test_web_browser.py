@@ -514,8 +514,10 @@ def two_network_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]
     small = build(GoloisConfig(get_feature_set("golois").num_planes, 1, 8, value_head=True))
     checkpoint.save(weights / "small.pt", small, "golois-b1c8")
     write_zoo(weights, "golois", [
-        {"name": "golois", "file": "policy.pt", "role": "next", "title": "the default net"},
-        {"name": "small", "file": "small.pt", "role": "next", "title": "an untrained net"},
+        {"name": "golois", "file": "policy.pt", "role": "next", "value_head": True,
+         "title": "the default net"},
+        {"name": "small", "file": "small.pt", "role": "next", "value_head": True,
+         "title": "an untrained net"},
     ])
     served = Site(tmp_path_factory.mktemp("site"), GOWEB_WEIGHTS_DIR=str(weights))
     served.start()

@@ -328,7 +328,8 @@ def test_the_estimate_without_score_and_ownership_heads_says_so(settings, tmp_pa
     """A default network with a value head only (the first Golois net): the estimate has its win
     rate, null fields for the rest and a message naming the heads it lacks."""
     (tmp_path / "golois.pt").symlink_to(ROOT / "weights" / "golois.pt")
-    write_zoo(tmp_path, "golois", [{"name": "golois", "file": "golois.pt", "role": "next"}])
+    golois = {"name": "golois", "file": "golois.pt", "role": "next", "value_head": True}
+    write_zoo(tmp_path, "golois", [golois])
     settings.GOWEB_WEIGHTS_DIR = str(tmp_path)
     key = new_session()
     game = make_game(key)
@@ -342,7 +343,7 @@ def test_the_estimate_without_score_and_ownership_heads_says_so(settings, tmp_pa
         await ws.send_json_to({"type": "estimate"})
         estimate = await receive_until(ws, lambda m: m["type"] == "estimate")
         assert estimate["count_kind"] == "territory" and isinstance(estimate["black_count"], float)
-        name = engine.choose(None).name
+        name = engine.pick(None).name
         assert estimate["move_number"] == 2 and estimate["to_play"] == "B" and estimate["network"] == name
         assert 0 <= estimate["black_winrate"] <= 1
         assert estimate["black_score_lead"] is None and estimate["score_stdev"] is None

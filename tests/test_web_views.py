@@ -3,16 +3,30 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
+import torch
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from analysis.bot.levels import LEVELS
+from analysis.features import get_feature_set
+from analysis.go.coords import from_gtp
+from analysis.go.position import Position
+from analysis.nets import checkpoint
+from analysis.nets.golois import GoloisConfig, GoloisNet
+from analysis.nets.inference import Network
 from analysis.sgf import read_sgf
 from frontend.models import Analysis, Game
 from frontend.services import api, dispatch, engine, games
+from tests.score_net import write_zoo
+
+ROOT = Path(__file__).resolve().parents[1]
 
 SGF_DIR = Path(__file__).parent / "data" / "sgf"
 pytestmark = pytest.mark.django_db
@@ -426,13 +440,81 @@ def test_api_lists_the_shipped_networks_with_their_figures(client) -> None:
     assert 0.4 < golois["validation"]["top1"] < 1 and "58.5%" in golois["paper_figure"]
 
 
+def test_api_networks_shows_what_each_role_and_level_uses_on_the_sites_device(client, settings) -> None:
+    settings.GOWEB_DEVICE = "cpu"
+    choices = client.get("/api/networks").json()["choices"]
+    assert choices["device"] == "cpu" and choices["board_size"] == 19
+    assert set(choices["roles"]) == {"next", "search", "review", "previous"}
+    review = choices["roles"]["review"]
+    assert review["name"] == "golois-score" and review["device"] == "cpu" and "default" in review["reason"]
+    assert choices["roles"]["previous"]["name"] == "backpred"
+    levels = choices["levels"]
+    assert levels["rules"] is None and levels["policy"]["role"] == "next"
+    assert levels["mcts-2s"]["role"] == "search" and levels["mcts-2s"]["name"] == "golois-score"
+    assert levels["darkforest-2s"]["name"] == "darkforest"
+
+
+def test_the_site_picks_the_default_of_its_device_kind(client, settings, tmp_path: Path) -> None:
+    for name in ("golois.pt", "policy.pt"):
+        (tmp_path / name).symlink_to(ROOT / "weights" / name)
+    networks = [{"name": "golois", "file": "golois.pt", "role": "next", "value_head": True},
+                {"name": "golois-score", "file": "policy.pt", "role": "next", "value_head": True}]
+    write_zoo(tmp_path, {"cpu": "golois", "cuda": "golois-score"}, networks)
+    settings.GOWEB_WEIGHTS_DIR = str(tmp_path)
+    for kind, name in (("cpu", "golois"), ("cuda", "golois-score")):
+        settings.GOWEB_DEVICE = kind
+        body = client.get("/api/networks").json()
+        assert body["default"]["next"] == name and body["choices"]["roles"]["search"]["name"] == name
+        reason = body["choices"]["levels"]["mcts-50"]["reason"]
+        assert reason == f"the next default (the search has none of its own) on {kind}"
+        assert engine.pick(None, "review").name == name
+
+
+
+def test_the_networks_load_on_the_sites_device_and_an_unknown_device_is_refused(settings) -> None:
+    settings.GOWEB_DEVICE = "cpu"
+    assert engine.network().device.type == "cpu" and engine.evaluator().inner.network.device.type == "cpu"
+    env = {**os.environ, "GOWEB_DEVICE": "tpu"}
+    refused = subprocess.run([sys.executable, "manage.py", "check"], cwd=ROOT, env=env, capture_output=True,
+                             text=True, timeout=120)
+    assert refused.returncode != 0 and "GOWEB_DEVICE='tpu': use one of auto, cpu, cuda" in refused.stderr
+
+
+@SEARCHED
+def test_a_network_without_a_value_head_gives_the_candidates_and_the_searchs_default_the_win_rates(
+    client, settings, tmp_path: Path
+) -> None:
+    (tmp_path / "policy.pt").symlink_to(ROOT / "weights" / "policy.pt")
+    torch.manual_seed(0)
+    planes = get_feature_set("golois").num_planes
+    checkpoint.save(tmp_path / "bare.pt", GoloisNet(GoloisConfig(planes, 1, 8, value_head=False)), "tiny")
+    write_zoo(tmp_path, "golois-score", [
+        {"name": "golois-score", "file": "policy.pt", "role": "next", "value_head": True},
+        {"name": "bare", "file": "bare.pt", "role": "next"},
+    ])
+    settings.GOWEB_WEIGHTS_DIR = str(tmp_path)
+    query = {"boardXSize": 9, "maxVisits": 8, "network": "bare", "moves": [["B", "E5"]],
+             "includePolicy": True}
+    body = client.post("/api/analyze", query, content_type="application/json").json()
+    assert body["network"] == "bare" and body["rootInfo"]["visits"] == 8
+    assert 0 < body["rootInfo"]["winrate"] < 1
+    position = Position(9, 7.5)
+    position.play(from_gtp("E5", 9))
+    policies = [Network.from_checkpoint(tmp_path / name, dtype="float32").predict([position]).policy[0]
+                for name in ("bare.pt", "policy.pt")]
+    legal = np.array(body["policy"]) >= 0
+    gaps = [np.abs(np.array(body["policy"])[legal] - policy[legal]).max() for policy in policies]
+    assert gaps[0] < 1e-3 < 1e-2 < gaps[1]  # the bare net's policy, not the default's
+    assert engine.pick("bare", "search", 9).name == "golois-score"  # the searcher: the search's default
+
+
 @SEARCHED
 def test_api_analyzes_with_the_network_named_and_refuses_an_unknown_one(client) -> None:
     query = {"boardXSize": 9, "maxVisits": 4, "network": "golois", "moves": [["B", "E5"]]}
     body = client.post("/api/analyze", query, content_type="application/json").json()
     assert body["network"] == "golois" and body["rootInfo"]["visits"] == 4
     default = client.post("/api/analyze", {"boardXSize": 9, "maxVisits": 2}, content_type="application/json")
-    assert default.json()["network"] == engine.zoo().default("next").name
+    assert default.json()["network"] == engine.pick(None).name
     bad = client.post("/api/analyze", {"network": "alphago"}, content_type="application/json")
     assert bad.status_code == 400
     message = bad.json()["error"]

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from analysis.nets import checkpoint
+from analysis.nets.presets import config_from_dict
 from analysis.nets.zoo import UnknownNetwork, Zoo
 
 
@@ -42,12 +44,28 @@ def test_a_fixed_board_network_is_offered_only_for_its_board(zoo: Zoo) -> None:
         zoo.entry("dense", "previous", 9)
 
 
-def test_the_default_falls_back_to_a_network_that_reads_the_board(zoo: Zoo) -> None:
-    assert zoo.default("previous").name == "dense"
-    assert zoo.default("previous", 19).name == "dense"
-    assert zoo.default("previous", 9).name == "res-back"
+def test_the_json_of_an_entry_names_the_board_sizes_it_reads_and_its_value_head(zoo: Zoo) -> None:
     assert zoo.entry("dense").to_json()["board_sizes"] == [19]
     assert zoo.entry("res").to_json()["board_sizes"] is None
+    assert zoo.entry("res").to_json()["value_head"] is False
+
+
+@pytest.mark.parametrize("default, message", [
+    ({"next": {"cuda": "res"}}, "needs a 'cpu' network"),
+    ({"next": ["res"]}, "a default is a name or an object of names"),
+    ({"nest": "res"}, r"a default for an unknown role \(nest\); roles: next, search, review, previous"),
+])
+def test_a_malformed_default_is_refused_saying_why(tmp_path: Path, default: dict, message: str) -> None:
+    manifest = {"default": default, "networks": [entry("res", "next")]}
+    (tmp_path / "zoo.json").write_text(json.dumps(manifest))
+    with pytest.raises(ValueError, match=message):
+        Zoo.load(tmp_path)
+
+
+def test_the_shipped_manifest_says_which_networks_have_a_value_head() -> None:
+    shipped = Zoo.load()
+    for e in shipped.entries:
+        assert config_from_dict(checkpoint.load(e.path)["config"]).value_head == e.value_head, e.name
 
 
 def test_the_shipped_dense_networks_read_19x19_only() -> None:

@@ -1,6 +1,6 @@
 """MCTS benchmark: search visits/s on 19x19 positions from real games against the raw network rate.
 
-The net is the default one (``weights/policy.pt`` when it exists, else an
+The net is the default one (the default next-move network of this machine's device, else an
 untrained golois-b6c64, which costs exactly as much time).  For each position,
 in turn: the raw rate (input planes of a batch of real positions plus one
 forward pass, at the search's batch size), measured half before and half after

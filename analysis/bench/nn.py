@@ -1,6 +1,7 @@
 """Network benchmark: inference positions/s of the default net against what the machine can do.
 
-The net is the default one: ``weights/policy.pt`` when it exists, else an
+The net is the default next-move one of this machine's device (:mod:`analysis.nets.registry`)
+when one is shipped, else an
 untrained golois-b6c64 (which costs exactly as much time).  It runs on 19x19
 inputs at batch 1, 8 and 64, in float32 and, where the CPU has bf16 instructions
 (:func:`analysis.nets.precision.cpu_has_bf16`), under bf16 autocast: elsewhere bf16 is
@@ -27,6 +28,8 @@ from torch import nn
 from analysis.nets import checkpoint, precision
 from analysis.nets.barratt import CrossConv2d
 from analysis.nets.presets import build, get_preset
+from analysis.nets.registry import default_weights
+from analysis.nets.zoo import UnknownNetwork
 
 PRESET = "golois-b6c64"
 BOARD = 19
@@ -119,13 +122,15 @@ def forward_flops(model: nn.Module, in_planes: int, size: int = BOARD) -> int:
 def default_net() -> tuple[nn.Module, str]:
     """Return (the default net in eval mode, a description of its weights).
 
-    Loads ``weights/policy.pt`` when it exists (raising CheckpointError if it is not a
-    checkpoint), else builds an untrained golois-b6c64.
+    Loads the default next-move network of this machine's device when one is shipped (raising
+    CheckpointError if it is not a checkpoint), else builds an untrained golois-b6c64.
     """
-    if checkpoint.DEFAULT_WEIGHTS.exists():
-        model, data = checkpoint.load_model(checkpoint.DEFAULT_WEIGHTS)
-        return model, f"{data['preset']} from weights/{checkpoint.DEFAULT_WEIGHTS.name}"
-    return build(get_preset(PRESET)).eval(), f"{PRESET}, untrained"
+    try:
+        path = default_weights()
+    except UnknownNetwork:
+        return build(get_preset(PRESET)).eval(), f"{PRESET}, untrained"
+    model, data = checkpoint.load_model(path)
+    return model, f"{data['preset']} from weights/{path.name}"
 
 
 def inference_positions_per_s(model: nn.Module, in_planes: int, batch: int, dtype: str,

@@ -36,6 +36,7 @@ from analysis.bench.score import TEACHER, TRAIN_MONTHS
 from analysis.features import get_feature_set
 from analysis.nets import checkpoint
 from analysis.nets.layers import ValueHead
+from analysis.nets.registry import default_weights
 from analysis.train.data import PositionSampler, fixed_positions
 from analysis.train.teacher import TeacherSampler
 
@@ -73,7 +74,7 @@ class Features:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """``--network``, ``--teacher-positions``, ``--game-positions`` and ``--epochs``."""
-    parser.add_argument("--network", default=str(checkpoint.DEFAULT_WEIGHTS), help="the checkpoint to probe")
+    parser.add_argument("--network", help="the checkpoint to probe (default: the search's default network)")
     parser.add_argument("--teacher-positions", type=int, default=40_000, help="teacher-labelled positions")
     parser.add_argument("--game-positions", type=int, default=10_000, help="positions with a game's result")
     parser.add_argument("--epochs", type=int, default=4, help="passes over the probe set for each head")
@@ -148,15 +149,18 @@ def probe(model: nn.Module, train: Features, validation: Features, epochs: int) 
             for name, head in heads.items()}
 
 
-def run(quick: bool = False, network: str = str(checkpoint.DEFAULT_WEIGHTS), teacher_positions: int = 40_000,
+def run(quick: bool = False, network: str | None = None, teacher_positions: int = 40_000,
         game_positions: int = 10_000, epochs: int = 4) -> dict:
-    """Probe ``network``'s trunk (see the module docstring); ``quick`` for a smoke run.
+    """Probe the trunk of the checkpoint ``network`` (default: the ``search`` role's default
+    network, :func:`analysis.nets.registry.pick`; see the module docstring); ``quick`` for a
+    smoke run.
 
     Raises FileNotFoundError when the checkpoint, the teacher's labels or the months are missing,
     and ValueError for a network without a value head.
     """
     if quick:
         teacher_positions, game_positions, epochs = 512, 256, 1
+    network = network or str(default_weights("search"))
     model, saved = checkpoint.load_model(network)
     if model.value is None:
         raise ValueError(f"{network} has no value head to probe")

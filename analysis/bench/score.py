@@ -53,8 +53,8 @@ from analysis.bench.positions import SHARED_DATA, VALIDATION
 from analysis.go.position import Position
 from analysis.go.scoring import score
 from analysis.mcts.net_evaluator import NetEvaluator
-from analysis.nets.checkpoint import DEFAULT_WEIGHTS
 from analysis.nets.inference import Network
+from analysis.nets.registry import default_weights
 from analysis.review.analyze import game_positions, position_analysis
 from analysis.sgf import GameRecord, SgfError, read_sgf
 from analysis.sgf.results import result_margin
@@ -310,7 +310,7 @@ def run(quick: bool = False, network: list[str] | None = None, games: int = 300,
     """Return the figures of each network (default: the shipped default), by checkpoint path, and
     by score head (``path [kind]``) for a network with both; with ``search_visits``, each network's
     ``review_zigzag`` too."""
-    paths = network or [str(DEFAULT_WEIGHTS)]
+    paths = network or [str(default_weights())]
     limit = 10 if quick else games
     measured = {}
     for path in paths:

@@ -49,7 +49,8 @@ from analysis.bench.webclient import SiteSession, receive, send
 from analysis.bench.webstack import WebStack
 from analysis.go.coords import to_gtp
 from analysis.go.position import Position
-from analysis.nets import checkpoint
+from analysis.nets.registry import pick
+from analysis.nets.zoo import WEIGHTS_DIR, shipped
 from analysis.review import networks
 from analysis.review.analyze import game_entry, game_positions
 from analysis.sgf import GameRecord, read_sgf
@@ -64,8 +65,13 @@ PLAYER_BOARD = 19
 
 
 def weights() -> Path:
-    """Return the checkpoint the site analyses with (``GOWEB_WEIGHTS``, else the default weights)."""
-    return Path(os.environ.get("GOWEB_WEIGHTS") or checkpoint.DEFAULT_WEIGHTS)
+    """Return the checkpoint the site searches with on this machine: the ``search`` role's choice
+    for 19x19 among the networks of ``GOWEB_WEIGHTS_DIR`` (the site's, default ``weights/``).
+
+    Raises UnknownNetwork when none is shipped there.
+    """
+    site = shipped(os.environ.get("GOWEB_WEIGHTS_DIR") or WEIGHTS_DIR)
+    return pick(None, "search", PLAYER_BOARD, zoo=site).path
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -15,8 +15,10 @@ darkforest-2s  darkforest's net (next 3 moves, Tian & Zhu 2015) searching 2 s pe
                darkforest's tree policy: only the top moves, up to 80% of the prior mass
 =============  ==============================================================
 
-A level plays with the default network unless it names one (``network``: a name of
-``weights/zoo.json``); a level whose network is not shipped cannot be chosen.
+A level plays with the default network of its role on the device unless it names one
+(``network``: a name of ``weights/zoo.json``); :meth:`Level.pick` asks
+:func:`analysis.nets.registry.pick`, the one place that decides (a search level's role is
+``search``, a policy level's ``next``).  A level whose network is not shipped cannot be chosen.
 
 A search level's visits count the whole tree under the move it plays, so the
 subtree kept from the previous moves counts too (Leela Zero's ``--visits``); a
@@ -31,6 +33,14 @@ Measured results against GNU Go are in BENCHMARKS.md.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from analysis.nets.registry import Choice, pick
+
+if TYPE_CHECKING:
+    import torch
+
+    from analysis.nets.zoo import Zoo
 
 
 @dataclass(frozen=True)
@@ -50,6 +60,29 @@ class Level:
         """Raises ValueError for a search level without a limit in visits or seconds."""
         if self.kind == "mcts" and self.visits <= 0 and self.seconds <= 0:
             raise ValueError(f"search level {self.name} needs visits or seconds")
+
+    @property
+    def role(self) -> str | None:
+        """The role its network is picked for: ``search`` for a search level, ``next`` for a
+        policy level, None for the level without a network."""
+        return {"mcts": "search", "policy": "next"}.get(self.kind)
+
+    def pick(
+        self,
+        board_size: int | None = None,
+        device: str | torch.device | None = None,
+        zoo: Zoo | None = None,
+        name: str | None = None,
+    ) -> Choice | None:
+        """Return the network this level plays with on ``board_size`` boards on ``device``
+        (:func:`analysis.nets.registry.pick`, among ``zoo``'s networks): ``name``, else the level's
+        own, else its role's default; None for the level without a network.
+
+        Raises UnknownNetwork as the registry does.
+        """
+        if self.role is None:
+            return None
+        return pick(name or self.network or None, self.role, board_size, device, zoo)
 
 
 LEVELS: dict[str, Level] = {

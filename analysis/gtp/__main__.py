@@ -2,8 +2,11 @@
 
 Options: ``--rules chinese|japanese`` (default chinese), ``--komi`` (default by
 rules: 7.5 chinese, 6.5 japanese), ``--size`` (default 19), ``--seed`` (default 0),
-``--level`` (a bot level; default ``policy`` when the default weights exist, else
-``rules``), ``--weights`` (a checkpoint), ``--resign-threshold`` (0 never
+``--level`` (a bot level; default ``policy`` when a next-move network is shipped, else
+``rules``), ``--network`` (a shipped network's name, ``weights/zoo.json``; default: the level's
+own, else its role's default on this machine's device, chosen by :mod:`analysis.nets.registry`
+as the web chooses, and written to stderr with the reason), ``--weights`` (a checkpoint file
+instead, used as it is), ``--resign-threshold`` (0 never
 resigns) and ``--resign-moves`` (how many moves in a row it must stay below),
 ``--threads`` (torch's CPU threads, default 1: on two cores shared with a
 training run one thread searched 3.5 to 9 times faster than two, see BENCHMARKS.md).
@@ -22,7 +25,18 @@ from analysis.bot.load import load_bot
 from analysis.go.coords import MAX_SIZE, MIN_SIZE
 from analysis.gtp.engine import RULES, GtpEngine
 from analysis.gtp.stream import read_lines
-from analysis.nets.checkpoint import DEFAULT_WEIGHTS, CheckpointError
+from analysis.nets.checkpoint import CheckpointError
+from analysis.nets.registry import pick
+from analysis.nets.zoo import UnknownNetwork
+
+
+def default_level() -> str:
+    """Return ``policy`` when a next-move network is shipped, else ``rules``."""
+    try:
+        pick(None, "next", device="cpu")  # whether one exists does not depend on the device
+    except UnknownNetwork:
+        return "rules"
+    return "policy"
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
@@ -45,10 +59,13 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         help="board size (default 19)",
     )
     parser.add_argument("--seed", type=int, default=0, help="random seed of move choice and scoring")
-    default_level = "policy" if DEFAULT_WEIGHTS.exists() else "rules"
-    parser.add_argument("--level", choices=sorted(LEVELS), default=default_level,
-                        help=f"bot strength level (default {default_level})")
-    parser.add_argument("--weights", help="network checkpoint (default weights/policy.pt)")
+    level = default_level()
+    parser.add_argument("--level", choices=sorted(LEVELS), default=level,
+                        help=f"bot strength level (default {level})")
+    chosen = parser.add_mutually_exclusive_group()
+    chosen.add_argument("--network", help="a shipped network's name (default: the level's, else its role's "
+                        "default on this device, weights/zoo.json)")
+    chosen.add_argument("--weights", help="a network checkpoint file instead of a shipped network")
     parser.add_argument("--resign-threshold", type=float, default=0.05,
                         help="resign when the win rate stays below this (0: never)")
     parser.add_argument("--resign-moves", type=int, default=3,
@@ -62,15 +79,19 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parse_args(argv)
     torch.set_num_threads(args.threads)
     try:
-        bot = load_bot(
+        bot, choice = load_bot(
             args.level,
             args.weights,
+            args.network,
+            args.size,
             seed=args.seed,
             resign_threshold=args.resign_threshold,
             resign_moves=args.resign_moves,
         )
     except (FileNotFoundError, CheckpointError, ValueError) as exc:
         sys.exit(f"cannot load the network: {exc}")
+    if choice is not None:
+        print(f"network {choice.name} for {args.level}: {choice.reason}", file=sys.stderr)
     engine = GtpEngine(rules=args.rules, komi=args.komi, size=args.size, seed=args.seed, bot=bot)
     engine.serve(read_lines(sys.stdin.fileno()), sys.stdout)
 

@@ -28,10 +28,8 @@ import torch
 from torch import nn
 
 from analysis.nets.presets import build, config_from_dict
-from analysis.nets.zoo import WEIGHTS_DIR
 
 FORMAT = 1
-DEFAULT_WEIGHTS = WEIGHTS_DIR / "policy.pt"
 
 
 class CheckpointError(ValueError):
@@ -158,7 +156,7 @@ def load(path: str | os.PathLike) -> dict:
     return data
 
 
-def load_model(path: str | os.PathLike = DEFAULT_WEIGHTS) -> tuple[nn.Module, dict]:
+def load_model(path: str | os.PathLike) -> tuple[nn.Module, dict]:
     """Return (model in eval mode, checkpoint dict) for the checkpoint at ``path``.
 
     Every architecture of :mod:`analysis.nets.presets` loads.  Raises FileNotFoundError, or

@@ -120,9 +120,7 @@ class Network:
         self._lock = threading.Lock()
 
     @classmethod
-    def from_checkpoint(
-        cls, path: str | os.PathLike = checkpoint.DEFAULT_WEIGHTS, **options: object
-    ) -> Network:
+    def from_checkpoint(cls, path: str | os.PathLike, **options: object) -> Network:
         """Return the network saved at ``path``, with ``options`` as for the constructor.
 
         Raises FileNotFoundError or CheckpointError.

@@ -3,11 +3,12 @@
 - :func:`network`: a checkpoint as a :class:`~analysis.nets.inference.Network` (the bot's policy
   levels, the back-prediction heatmap);
 - :func:`search_evaluator`: the same network as the tree search's evaluator, with its
-  evaluation cache, behind a lock (:class:`LockedEvaluator`);
-- :func:`optional_network`: a network whose checkpoint may be missing (back prediction).
+  evaluation cache, behind a lock (:class:`LockedEvaluator`).
 
-Each worker process (or the web process, in the embedded mode) loads a checkpoint once; the
-network runs on CUDA when there is a GPU, in the dtype it chooses on its first batch.
+Each worker process (or the web process, in the embedded mode) loads a checkpoint once per
+device; the network runs on the device named (default: CUDA when there is a GPU), in the dtype it
+chooses on its first batch.  Which checkpoint a use gets is :func:`analysis.nets.registry.pick`'s
+choice; without one, these load the default of the role on the device.
 """
 
 from __future__ import annotations
@@ -23,8 +24,8 @@ import torch
 from analysis.go.position import Position
 from analysis.mcts import Evaluator, NetEvaluator
 from analysis.mcts.net_evaluator import Entry
-from analysis.nets import checkpoint
 from analysis.nets.inference import Network, Prediction
+from analysis.nets.registry import pick
 
 T = TypeVar("T")
 
@@ -62,38 +63,40 @@ class LockedEvaluator:
             return call(position)
 
 
-_cache: dict[tuple[str, str], object] = {}
+_cache: dict[tuple[str, str, str | None], object] = {}
 _cache_lock = threading.RLock()
 
 
-def _cached(kind: str, path: Path, factory: Callable[[], T]) -> T:
-    """Return the process-wide object ``kind`` for ``path``, made by ``factory`` on first use."""
-    key = (kind, str(path))
+def _cached(kind: str, path: Path, device: str | None, factory: Callable[[], T]) -> T:
+    """Return the process-wide object ``kind`` for ``path`` on ``device``, made by ``factory`` on
+    first use."""
+    key = (kind, str(path), device)
     with _cache_lock:
         if key not in _cache:
             _cache[key] = factory()
         return _cache[key]
 
 
-def network(weights: Path = checkpoint.DEFAULT_WEIGHTS) -> Network:
-    """Return the network at ``weights``, loaded once per process.
+def network(weights: Path | None = None, device: str | None = None) -> Network:
+    """Return the network at ``weights`` (default: the ``next`` role's default network) on
+    ``device`` (None: CUDA when there is a GPU), loaded once per process.
 
-    Raises FileNotFoundError or CheckpointError for a missing or bad checkpoint.
+    Raises FileNotFoundError or CheckpointError for a missing or bad checkpoint, UnknownNetwork
+    when no default is shipped.
     """
-    return _cached("network", Path(weights), lambda: Network.from_checkpoint(weights))
+    path = Path(weights or pick(None, "next", device=device).path)
+    return _cached("network", path, device, lambda: Network.from_checkpoint(path, device=device))
 
 
-def search_evaluator(weights: Path = checkpoint.DEFAULT_WEIGHTS) -> LockedEvaluator:
-    """Return the search evaluator of the network at ``weights`` (the same one as :func:`network`).
+def search_evaluator(weights: Path | None = None, device: str | None = None) -> LockedEvaluator:
+    """Return the search evaluator of the network at ``weights`` (default: the ``search`` role's
+    default network) on ``device``: the same network as :func:`network`'s.
 
-    Raises FileNotFoundError or CheckpointError, or ValueError for a network without a value head.
+    Raises FileNotFoundError or CheckpointError, ValueError for a network without a value head,
+    UnknownNetwork when no default is shipped.
     """
-    return _cached("search", Path(weights), lambda: LockedEvaluator(NetEvaluator(network(weights))))
-
-
-def optional_network(weights: Path) -> Network | None:
-    """Return the network at ``weights``, or None when the file does not exist."""
-    return network(weights) if Path(weights).exists() else None
+    path = Path(weights or pick(None, "search", device=device).path)
+    return _cached("search", path, device, lambda: LockedEvaluator(NetEvaluator(network(path, device))))
 
 
 def limit_threads(threads: int) -> None:

@@ -7,9 +7,10 @@ and, for a back-prediction network, how often it names the previous move.
 One position is taken per game, at a random move (fixed seed).  With
 ``--symmetries 8`` the outputs over the 8 symmetries are summed before ranking
 the moves (Cazenave 2017's bagging).  Without ``--weights`` the default
-weights in ``weights/`` are used.  With ``--ladder-set`` a back-prediction network is measured
-on the validation games' positions of the ladder set found in PATHs (Tang & Kaneko's data set,
-see :mod:`analysis.train.ladder_set`) instead.
+next-move network of ``weights/`` is measured (the default back-prediction one with
+``--ladder-set``; :func:`analysis.nets.registry.pick`).  With ``--ladder-set`` a
+back-prediction network is measured on the validation games' positions of the ladder set found
+in PATHs (Tang & Kaneko's data set, see :mod:`analysis.train.ladder_set`) instead.
 """
 
 from __future__ import annotations
@@ -22,8 +23,9 @@ import sys
 import numpy as np
 import torch
 
-from analysis.nets import checkpoint, precision
+from analysis.nets import precision
 from analysis.nets.inference import Network
+from analysis.nets.registry import default_weights
 from analysis.train import ladder_set
 from analysis.train.data import fixed_positions
 from analysis.train.metrics import Metrics
@@ -52,15 +54,16 @@ class StepHits:
 
 def evaluate(paths: list[str], weights: str | None, max_positions: int, symmetries: int,
              batch: int = 256, ladder_games: int = 0, dtype: str | None = None) -> dict:
-    """Return the metrics of the checkpoint ``weights`` (default weights if None) on ``paths``: on
-    one position per game, or with ``ladder_games`` on the validation part of the ladder set
-    found in that many games of ``paths``.  ``dtype`` (``float32`` or ``bfloat16``) fixes the
+    """Return the metrics of the checkpoint ``weights`` (None: the role's default network) on
+    ``paths``: on one position per game, or with ``ladder_games`` on the validation part of the
+    ladder set found in that many games of ``paths``.  ``dtype`` (``float32`` or ``bfloat16``) fixes the
     precision; None lets the network choose it on this machine.
 
     Raises FileNotFoundError or CheckpointError for a bad checkpoint, ValueError for the ladder
     set and a network that does not predict the previous move, or for an unknown dtype.
     """
-    network = Network.from_checkpoint(weights or checkpoint.DEFAULT_WEIGHTS, max_batch=batch, dtype=dtype)
+    weights = weights or default_weights("previous" if ladder_games else "next")
+    network = Network.from_checkpoint(weights, max_batch=batch, dtype=dtype)
     config = network.config
     if ladder_games and config.target != "previous":
         raise ValueError("the ladder set measures back-prediction networks (target previous)")
@@ -87,7 +90,7 @@ def evaluate(paths: list[str], weights: str | None, max_positions: int, symmetri
     summary = metrics.summary()
     if steps is not None and config.future_moves > 1:
         summary["step_top1"] = steps.rates()
-    summary.update(weights=str(weights or checkpoint.DEFAULT_WEIGHTS), preset=network.info["preset"],
+    summary.update(weights=str(weights), preset=network.info["preset"],
                    target=config.target, symmetries=symmetries, samples_trained=network.info.get("samples"),
                    dtype=precision.describe(network.dtype) if network.dtype else None,
                    data="ladder set validation" if ladder_games else "one position per game")

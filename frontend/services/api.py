@@ -89,7 +89,7 @@ def parse(query: Any) -> Job:
     include_ownership = _get(query, "includeOwnership", bool, False, "a boolean")
     network = _get(query, "network", str, "", "a string: a network's name (GET /api/networks)")
     try:
-        network = engine.choose(network, size=size).name
+        network = engine.pick(network, size=size).name
     except UnknownNetwork as e:
         raise ApiError(str(e)) from None
     analysis = PositionQuery(

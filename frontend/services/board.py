@@ -119,9 +119,9 @@ def position_query(
     game = Game.objects.get(pk=game_id)
     record = games.record_of(game)
     size = record.size
-    network = engine.choose(network, size=size).name
+    network = engine.pick(network, size=size).name
     if backpred and backpred_network:
-        engine.choose(backpred_network, "previous", size)
+        engine.pick(backpred_network, "previous", size)
     moves = record.main_line_moves()
     if move_number is None:
         move_number = len(moves)
@@ -180,7 +180,7 @@ def request_comparison(owner: str, a: str, b: str) -> tuple[list[str], jobs.Tick
     Raises UnknownNetwork for a network that is not shipped, GameError for the same one twice,
     CapReached when ``owner`` has as many position analyses queued or running as allowed.
     """
-    names = [engine.choose(a).name, engine.choose(b).name]
+    names = [engine.pick(a).name, engine.pick(b).name]
     if names[0] == names[1]:
         raise games.GameError("choose two different networks to compare")
     return names, jobs.request(owner, jobs.Kind.POSITION, {"networks": names}, replace=False)
