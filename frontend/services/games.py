@@ -25,7 +25,7 @@ from analysis.play.clock import TimeControl
 from analysis.review.analyze import game_positions
 from analysis.review.ended import ended, territory_marks
 from analysis.review.ended import marked_dead as ended_marks
-from analysis.review.report import without_analysis
+from analysis.review.notes import without_analysis
 from analysis.sgf import GameRecord, read_sgf, replay, write_sgf
 from frontend.models import Game, other
 from frontend.services import clock
