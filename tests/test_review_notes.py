@@ -14,7 +14,8 @@ def entry(k: int, to_play: str, black: float, lead: float, played: str | None) -
             "visits": 16, "best": "E5", "candidates": candidates, "played": played, "played_rank": 2}
 
 
-RESULTS = [entry(0, "B", 0.5, 0.5, "C3"), entry(1, "W", 0.3, -4.0, "G7"), {**entry(2, "B", 0.35, -3.0, None), "played_rank": None}]
+RESULTS = [entry(0, "B", 0.5, 0.5, "C3"), entry(1, "W", 0.3, -4.0, "G7"),
+           {**entry(2, "B", 0.35, -3.0, None), "played_rank": None}]
 
 
 def test_an_analysed_sgf_downloaded_and_uploaded_again_gives_back_its_analysis() -> None:
@@ -28,7 +29,7 @@ def test_an_analysed_sgf_downloaded_and_uploaded_again_gives_back_its_analysis()
     assert [e["black_score_lead"] for e in back] == [0.5, -4.0, -3.0]
     assert back[1]["winrate"] == 0.7 and back[1]["score_lead"] == 4.0
     assert back[0]["visits"] == 16 and back[0]["best"] == "E5" and back[0]["played_rank"] == 2
-    assert [(c["move"], c["prior"]) for c in back[0]["candidates"]] == [("E5", 0.4), ("D4", 0.123)]  # to a tenth of a percent
+    assert [(c["move"], c["prior"]) for c in back[0]["candidates"]] == [("E5", 0.4), ("D4", 0.123)]  # 0.1%
     assert ranked_mistakes(back)["point_mistakes"] == ranked_mistakes(RESULTS)["point_mistakes"]
     assert without_analysis(again.root.comment) == "A club game"
 
