@@ -164,6 +164,7 @@ def new_game(page, site: Site, **choices: str) -> int:
 def click_point(page, vertex: str, size: int = 9) -> None:
     """Click a board point given as a GTP vertex."""
     col, row = "ABCDEFGHJ".index(vertex[0]), size - int(vertex[1:])
+    page.locator("#goban").scroll_into_view_if_needed()  # a button clicked below may have scrolled it away
     box = page.locator("#goban").bounding_box()
     step = box["width"] / (size + 1.6)  # the viewBox spans size + 1.6 points
     page.mouse.click(box["x"] + (col + 1.3) * step, box["y"] + (row + 1.3) * step)
@@ -865,13 +866,69 @@ def test_the_records_comments_show_with_their_position_and_variations_are_named(
     sgf = "(;GM[1]SZ[9]KM[7]C[Before the game];B[ee]C[The centre];W[cc](;B[gc])(;B[gg]C[Another]))"
     upload(page, site, sgf)
     assert page.locator("#record-comment").inner_text() == "Before the game"
-    assert page.locator("#variations-note").inner_text() == (
-        "The record has 1 variation: the review follows its main line.")
+    assert page.locator("#variations-note").inner_text() == "The record has 1 variation: see the game tree."
+    page.wait_for_function("document.querySelectorAll('#tree .tree-node').length === 5")
     page.keyboard.press("ArrowRight")
     assert page.locator("#record-comment").inner_text() == "The centre"
     page.keyboard.press("ArrowRight")
     comment = page.locator("#record-comment")
     assert comment.inner_text() == "" and not comment.is_visible()
+    assert page.locator("#goban .branch-letter").all_text_contents() == ["A", "B"]  # G7 and G3 next
+    page.keyboard.press("ArrowRight")
+    assert page.locator("#move-label").inner_text() == "3 / 3"
+    page.keyboard.press("ArrowDown")  # the record's own variation: B G3
+    assert page.locator("#move-label").inner_text() == "3 (variation)"
+    assert page.locator("#record-comment").inner_text() == "Another"
+    assert page.locator("#tree-info").inner_text().startswith("A variation from move 2, at move 3.")
+    assert page.locator("#goban .last").count() == 1 and stones(page, "black") == 2
+
+
+def test_a_variation_is_played_analysed_saved_downloaded_deleted_and_promoted(page, site: Site) -> None:
+    upload(page, site, REVIEW_SGF)
+    game_id = int(page.url.rstrip("/").split("/")[-2])
+    status_starts(page, "7 moves.")
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    click_point(page, "D4")  # Black's move 3 in the game was G7
+    page.wait_for_function("document.getElementById('move-label').textContent === '3 (variation)'")
+    assert page.locator("#tree-info").inner_text().startswith("A variation from move 2, at move 3.")
+    assert "saved with the game" in page.locator("#tree-info").inner_text()
+    page.wait_for_selector("#goban .candidates circle")  # the variation's position is analysed
+    assert page.locator("#played").inner_text().startswith("End of the game · black win rate")
+    page.keyboard.press("ArrowLeft")
+    assert page.locator("#move-label").inner_text() == "2 / 7"
+    page.keyboard.press("ArrowRight")  # back along the variation last visited
+    assert page.locator("#move-label").inner_text() == "3 (variation)"
+    page.locator("#candidate-list li").first.click()  # the candidate's line is played on
+    page.wait_for_function("document.getElementById('move-label').textContent !== '3 (variation)'")
+    assert int(page.locator("#move-label").inner_text().split()[0]) >= 4
+
+    page.reload()  # saved with the game: the page shows the variation again
+    status_starts(page, "7 moves.")
+    page.wait_for_function("document.querySelectorAll('#tree .tree-node').length > 8")
+    for key in ("ArrowRight", "ArrowRight", "ArrowRight", "ArrowDown"):
+        page.keyboard.press(key)
+    assert page.locator("#move-label").inner_text() == "3 (variation)"
+    assert page.locator("#played").inner_text().startswith("Next: White")  # the line goes on
+    sgf = page.request.get(f"{site.url}/game/{game_id}/sgf").text()
+    record = read_sgf(sgf)
+    assert record.main_line_moves() == read_sgf(REVIEW_SGF).main_line_moves()
+    fork = list(record.main_line())[2]
+    variation = fork.children[1]
+    assert variation.get("B") == "df" and variation.get("SBKV") is not None  # with its analysis
+    assert "Black win rate" in variation.comment
+
+    page.click("#delete-branch")  # the variation goes, and the board shows where it began
+    page.wait_for_function("document.getElementById('move-label').textContent === '2 / 7'")
+    assert page.locator("#tree .tree-node").count() == 8
+    assert ";B[df]" not in page.request.get(f"{site.url}/game/{game_id}/sgf").text()
+    click_point(page, "D4")
+    page.wait_for_function("document.getElementById('move-label').textContent === '3 (variation)'")
+    page.click("#promote-branch")  # the page comes back with the new main line, at the same move
+    page.wait_for_function("document.getElementById('move-label').textContent === '3 / 3'")
+    page.wait_for_function("document.querySelectorAll('#tree .tree-node').length === 9")  # the tree came
+    assert page.locator("#move-label").inner_text() == "3 / 3"  # and the page stayed at its move
+    assert page.locator("#variations-note").inner_text() == "The record has 1 variation: see the game tree."
 
 
 def test_a_failed_analysis_says_why_and_one_of_other_moves_does_not_block_the_next(page, site: Site) -> None:

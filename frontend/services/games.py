@@ -464,7 +464,7 @@ def timeline(record: GameRecord) -> dict:
     """Return the main line for the review page: moves, the board after each (``boards[k]``), the
     record's comments on the position after k moves (``comments[k]``, "" for none; a node without
     a move adds to the position before it), and ``variations``: how many alternative lines branch
-    off the main line (the review follows the main line only).
+    off the main line (the review page's game tree shows them).
 
     Raises SgfError (kind ``illegal_move``, naming the move) if the record cannot be replayed.
     """

@@ -104,15 +104,16 @@ def _find(record: GameRecord, name: str) -> SgfNode:
         raise VariationError(f"{e} (the tree changed: reload the page)") from None
 
 
-def _done(edit: _Edit, current: SgfNode, **extra: object) -> tuple[dict, GameRecord | None]:
+def _done(edit: _Edit, current: SgfNode | None, **extra: object) -> tuple[dict, GameRecord | None]:
     message = tree_message(edit.game, edit.record, current, edit.saved)
     return {**message, **extra}, None if edit.saved else edit.record
 
 
 def show(game_id: int, read_only: bool, private: GameRecord | None) -> tuple[dict, GameRecord | None]:
-    """Return the tree as it stands (a viewer's copy starts again from the owner's game)."""
+    """Return the tree as it stands (a viewer's copy starts again from the owner's game), with no
+    ``current`` node: the page stays where it is."""
     with _editing(game_id, read_only, None) as edit:
-        return _done(edit, anchor(edit.record))
+        return _done(edit, None)
 
 
 def branch(
@@ -185,11 +186,12 @@ def keep_analysis(game_id: int, message: dict) -> None:
         return
 
 
-def tree_message(game: Game, record: GameRecord, current: SgfNode, saved: bool) -> dict:
+def tree_message(game: Game, record: GameRecord, current: SgfNode | None, saved: bool) -> dict:
     """Return the ``tree`` message (docs/protocol.md): every node the board can show, the start
     first, each with its ``move``, ``parent``, ``children`` (the main line first) and ``main``
     (whether it is on the main line); off the main line also its ``board``, its players'
-    ``comment`` and the ``analysis`` saved in it; ``current``: the index of the node to show."""
+    ``comment`` and the ``analysis`` saved in it; ``current``: the index of the node to show (None:
+    the page stays where it is)."""
     _, placed = walk(record, game.rules)
     root = anchor(record)
     index = {id(root): 0}
@@ -210,4 +212,5 @@ def tree_message(game: Game, record: GameRecord, current: SgfNode, saved: bool) 
         index[id(node)] = len(nodes)
         nodes[parent]["children"].append(len(nodes))
         nodes.append(entry)
-    return {"type": "tree", "nodes": nodes, "current": index.get(id(current), 0), "saved": saved}
+    shown = None if current is None else index.get(id(current), 0)
+    return {"type": "tree", "nodes": nodes, "current": shown, "saved": saved}
