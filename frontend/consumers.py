@@ -194,7 +194,7 @@ class BoardConsumer(JsonConsumer):
     async def on_analyze_game(self, depth: str = depths.NORMAL) -> None:
         start = database_sync_to_async(board.start_game_analysis)
         analysis_id, job = await start(self.game_id, self.requester.key, depth)
-        started = {"type": "analysis_started", "analysis": analysis_id}  # every viewer drops the old one
+        started = await database_sync_to_async(board.started_message)(analysis_id)  # every viewer's too
         await self.channel_layer.group_send(
             notify.board_group(self.game_id), {"type": "board.message", "message": started}
         )

@@ -202,7 +202,8 @@ def unshare(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_http_methods(["GET", "POST"])
 def upload(request: HttpRequest) -> HttpResponse:
-    """Upload or paste an SGF; a valid one becomes a review game."""
+    """Upload or paste an SGF; a valid one becomes a review game, with the analysis it carries when
+    it is an analysed SGF of this site."""
     form = ReviewForm(*((request.POST, request.FILES) if request.method == "POST" else ()))
     if request.method == "POST" and form.is_valid():
         record = form.record
@@ -220,6 +221,7 @@ def upload(request: HttpRequest) -> HttpResponse:
             phase=Game.Phase.FINISHED,
             result=(record.result or "")[:32],
         )
+        game_analysis.restore(game, record)  # an analysed SGF downloaded here shows its analysis again
         return redirect("frontend:review", pk=game.pk)
     return render(request, "frontend/upload.html", {"form": form}, status=400 if form.errors else 200)
 

@@ -260,8 +260,9 @@ def start_game_analysis(
     game_id: int, owner: str | None = None, depth: str = depths.NORMAL
 ) -> tuple[int, int | None]:
     """Create an Analysis for the game, searching each position to ``depth``
-    (:mod:`frontend.services.depth`) and, given an ``owner``, the job that counts it against
-    their cap; return (analysis id, job id or None).
+    (:mod:`frontend.services.depth`), or resume the one cancelled (or failed) part of the way
+    through at that depth, from its first missing position (:func:`resumable`); and, given an
+    ``owner``, the job that counts it against their cap; return (analysis id, job id or None).
 
     Raises GameError for an unknown depth or if an analysis of the game is already running,
     CapReached when ``owner`` has as many whole-game analyses queued or running as allowed.
@@ -278,12 +279,39 @@ def start_game_analysis(
     with transaction.atomic():
         if active.exists():
             raise games.GameError("an analysis of this game is already running")
-        analysis = Analysis.objects.create(game=game, visits=visits, record_fingerprint=key)
+        analysis = resumable(game, visits)
+        if analysis is None:
+            analysis = Analysis.objects.create(game=game, visits=visits, record_fingerprint=key)
+        else:
+            analysis.status, analysis.cancel_requested, analysis.error = Analysis.Status.PENDING, False, ""
+            analysis.save(update_fields=["status", "cancel_requested", "error", "updated"])
         if owner is None:
             return analysis.pk, None
         payload = {"analysis": analysis.pk}
         ticket = jobs.request(owner, jobs.Kind.GAME, payload, game_id=game_id, replace=False)
         return analysis.pk, ticket.job
+
+
+def resumable(game: Game, visits: int) -> Analysis | None:
+    """Return the game's latest analysis at ``visits`` a position that stopped part of the way
+    through (cancelled, or failed) with some positions done, if it is of the game as it stands;
+    else None."""
+    stopped = game.analyses.filter(
+        status__in=[Analysis.Status.CANCELLED, Analysis.Status.FAILED], visits=visits
+    )
+    latest = stopped.exclude(results=[]).first()
+    record = games.record_of(game)
+    if latest is None or not game_analysis.is_current(latest, game, record):
+        return None
+    return latest if len(latest.results) < len(record.main_line_moves()) + 1 else None
+
+
+def started_message(analysis_id: int) -> dict:
+    """Return the ``analysis_started`` message of an analysis: its id and the ``results`` it has
+    already (those of a resumed one; the page keeps them)."""
+    analysis = Analysis.objects.get(pk=analysis_id)
+    return {"type": "analysis_started", "analysis": analysis.pk, "record": analysis.record_fingerprint,
+            "results": analysis.results}
 
 
 def cancel_game_analysis(game_id: int) -> int:
