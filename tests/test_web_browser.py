@@ -931,6 +931,36 @@ def test_a_variation_is_played_analysed_saved_downloaded_deleted_and_promoted(pa
     assert page.locator("#variations-note").inner_text() == "The record has 1 variation: see the game tree."
 
 
+def test_a_cancelled_analysis_resumes_and_an_analysed_sgf_uploaded_again_shows_its_analysis(page, site):
+    upload(page, site, REVIEW_SGF)
+    game_id = int(page.url.rstrip("/").split("/")[-2])
+    page.click("#analyze-game")
+    status_starts(page, "Analysis complete.", timeout=60000)
+    with sqlite3.connect(site.database) as db:  # as if cancelled after 3 positions
+        query = "SELECT results FROM frontend_analysis WHERE game_id = ?"
+        (results,) = db.execute(query, (game_id,)).fetchone()
+        kept = json.loads(results)[:3]
+        db.execute("UPDATE frontend_analysis SET status = 'cancelled', results = ? WHERE game_id = ?",
+                   (json.dumps(kept), game_id))
+    page.reload()
+    status_starts(page, "Analysis cancelled after 3 positions")
+    page.click("#analyze-game")
+    status_starts(page, "Analysis complete.", timeout=60000)
+    with sqlite3.connect(site.database) as db:
+        rows = db.execute("SELECT results FROM frontend_analysis WHERE game_id = ?", (game_id,)).fetchall()
+    assert len(rows) == 1  # carried on, not started again
+    assert json.loads(rows[0][0])[:3] == kept and len(json.loads(rows[0][0])) == 8
+    assert len(page.locator("#graph .graph-line").get_attribute("points").split()) == 8
+
+    analysed = page.request.get(f"{site.url}/game/{game_id}/sgf?analysis=1").text()
+    assert "SBKV[" in analysed and "Loss of this move: " in analysed
+    upload(page, site, analysed)  # the analysed SGF, uploaded again: its analysis shows at once
+    status_starts(page, "Analysis complete.")
+    assert len(page.locator("#graph .graph-line").get_attribute("points").split()) == 8
+    assert page.locator("#mistakes li").count() >= 1
+    assert page.locator("#record-comment").inner_text() == ""  # the site's lines are not the players'
+
+
 def test_a_failed_analysis_says_why_and_one_of_other_moves_does_not_block_the_next(page, site: Site) -> None:
     upload(page, site, REVIEW_SGF)
     game_id = int(page.url.rstrip("/").split("/")[-2])
