@@ -130,8 +130,16 @@ def test_a_share_links_viewer_explores_variations_without_changing_the_owners_ga
 def test_a_bad_node_name_or_move_list_gets_a_clear_error() -> None:
     key = new_session()
     game = review_game(key)
+    playing = make_game(key)
 
     async def scenario() -> None:
+        ws = await connect(playing.pk, key)
+        await ws.send_json_to({"type": "tree"})  # a game in play shows its tree, and takes no variation
+        assert len((await receive_until(ws, is_tree))["nodes"]) == 1
+        await ws.send_json_to({"type": "branch", "node": "", "moves": ["E5"]})
+        error = await receive_until(ws, lambda m: m["type"] == "error")
+        assert error["message"].startswith("the game is still being played")
+        await ws.disconnect()
         ws = await connect(game.pk, key)
         for message, text in (
             ({"type": "branch", "node": "XE5", "moves": ["D4"]}, "bad move 'XE5'"),

@@ -80,19 +80,23 @@ def _require_over(game: Game) -> None:
 
 
 @contextmanager
-def _editing(game_id: int, read_only: bool, private: GameRecord | None) -> Iterator[_Edit]:
+def _editing(
+    game_id: int, read_only: bool, private: GameRecord | None, change: bool = True
+) -> Iterator[_Edit]:
     """Yield the record to explore: the owner's game, locked and saved at the end if it changed, or
-    the socket's copy (a fresh one from the game when it has none)."""
+    the socket's copy (a fresh one from the game when it has none).  Without ``change`` nothing is
+    saved; raises VariationError for a ``change`` of a game still being played."""
     with transaction.atomic():
         game = Game.objects.select_for_update().get(pk=game_id)
-        _require_over(game)
+        if change:
+            _require_over(game)
         if read_only:
             yield _Edit(game, private if private is not None else games.record_of(game), False)
             return
         edit = _Edit(game, games.record_of(game), True)
         yield edit
         text = write_sgf(edit.record).decode()
-        if text != game.sgf:
+        if change and text != game.sgf:
             game.sgf = text
             game.save(update_fields=["sgf", "updated"])
 
@@ -112,7 +116,7 @@ def _done(edit: _Edit, current: SgfNode | None, **extra: object) -> tuple[dict, 
 def show(game_id: int, read_only: bool, private: GameRecord | None) -> tuple[dict, GameRecord | None]:
     """Return the tree as it stands (a viewer's copy starts again from the owner's game), with no
     ``current`` node: the page stays where it is."""
-    with _editing(game_id, read_only, None) as edit:
+    with _editing(game_id, read_only, None, change=False) as edit:
         return _done(edit, None)
 
 
