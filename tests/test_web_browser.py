@@ -1107,6 +1107,17 @@ def test_accounts_adopt_the_sessions_games_and_a_share_link_opens_in_another_bro
         assert viewer.locator("#analyze-game, #download, #share").count() == 0
         viewer.keyboard.press("End")
         assert viewer.locator("#move-label").inner_text() == "7 / 7"
+        click_point(viewer, "A1")  # the game's record is not lengthened
+        viewer.wait_for_function("document.getElementById('error').textContent.startsWith('the game ends')")
+        viewer.keyboard.press("ArrowLeft")
+        click_point(viewer, "A1")  # a variation of the viewer's own, which the owner's game never gets
+        viewer.wait_for_function("document.getElementById('move-label').textContent === '7 (variation)'")
+        assert "explored here only" in viewer.locator("#tree-info").inner_text()
+        assert viewer.locator("#promote-branch").count() == 0
+        viewer.wait_for_selector("#goban .candidates circle")  # analysed like any position
+        with sqlite3.connect(site.database) as db:
+            (sgf,) = db.execute("SELECT sgf FROM frontend_game WHERE id = ?", (game_id,)).fetchone()
+        assert len(list(read_sgf(sgf).lines())) == 1 and "[ai]" not in sgf
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         viewer.screenshot(path=str(SCREENSHOTS / "accounts-shared-review.png"), full_page=True)
         for url in (f"/game/{game_id}/review", f"/game/{game_id}/sgf"):

@@ -147,6 +147,7 @@ def test_a_bad_node_name_or_move_list_gets_a_clear_error() -> None:
             ({"type": "branch", "node": "BE5", "moves": []}, "moves must be 1 to 60 vertices"),
             ({"type": "branch", "node": "BE5", "moves": [3]}, "moves must be 1 to 60 vertices"),
             ({"type": "analyze", "move_number": 0, "node": "BE5 WE5"}, "move 2"),
+            ({"type": "branch", "node": "BE5 WC7 BG7", "moves": ["A1"]}, "the game ends here"),
         ):
             await ws.send_json_to(message)
             error = await receive_until(ws, lambda m: m["type"] == "error")

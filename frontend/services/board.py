@@ -128,13 +128,13 @@ def position_query(
     if backpred and backpred_network:
         engine.choose(backpred_network, "previous", size)
     moves = record.main_line_moves()
+    if node:
+        moves = _variation_line(record, node, game.rules)
+        move_number = len(moves)
     if move_number is None:
         move_number = len(moves)
     _check_move_number(len(moves), move_number)
     ended = move_number == len(moves)
-    if node:
-        moves = _variation_line(record, node, game.rules)
-        move_number, ended = len(moves), True
     setup = record.initial_setup()
     return PositionQuery(
         size=size,
@@ -176,12 +176,12 @@ def feature_plane(game_id: int, move_number: int, set_name: str, plane: str, nod
         raise games.GameError(f"feature set {set_name} has no plane {plane!r}")
     game = Game.objects.get(pk=game_id)
     record = games.record_of(game)
-    _check_move_number(len(record.main_line_moves()), move_number)
     index = names.index(plane)
     if node:
         line = variations.parse_node(node, record.size)
         position, move_number = position_after(record, line, game.rules), len(line)
     else:
+        _check_move_number(len(record.main_line_moves()), move_number)
         position = replay(record, upto=move_number, rules=game.rules)
     values = extract(position, set_name)[index]
     info = planes[index]

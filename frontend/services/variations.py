@@ -29,6 +29,7 @@ from analysis.sgf.tree import (
     find,
     is_main_line,
     line_of,
+    move_children,
     position_after,
     walk,
 )
@@ -126,7 +127,8 @@ def branch(
     """Play ``moves`` (GTP vertices, in turn from the player to move) on from the node ``name``:
     a new variation where the tree does not hold them.  The new ``current`` node is the last one.
 
-    Raises VariationError for a bad node or too many moves, CoordinateError for a bad vertex and
+    Raises VariationError for a bad node, too many moves or the end of the main line (a move
+    there would lengthen the game's record), CoordinateError for a bad vertex and
     IllegalMoveError (with its reason) for an illegal move.
     """
     if not 1 <= len(moves) <= MAX_MOVES or not all(isinstance(m, str) for m in moves):
@@ -138,6 +140,9 @@ def branch(
             position = position_after(record, line_of(record, node), edit.game.rules)
         except SgfError as e:
             raise VariationError(f"this line cannot be played on: {e}") from None
+        if is_main_line(node) and not move_children(node):
+            raise VariationError("the game ends here, and its record is kept as it is: "
+                                 "variations branch from the positions before")
         line = []
         for vertex in moves:
             point, color = from_gtp(vertex, record.size), position.to_play

@@ -33,6 +33,7 @@ export function bindBranching(socket, svg, review, { showNode, go }) {
       location.reload();
       return;
     }
+    $("error").textContent = ""; // a move refused before is no longer the news
     const [name, k] = [review.tree.name(review.node), review.k];
     review.tree = new GameTree(m.nodes);
     review.saved = m.saved;
