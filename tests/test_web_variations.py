@@ -155,3 +155,14 @@ def test_a_bad_node_name_or_move_list_gets_a_clear_error() -> None:
         await ws.disconnect()
 
     asyncio.run(scenario())
+
+
+def test_a_huge_tree_comes_cut_after_its_main_line_and_takes_no_more_variations(monkeypatch) -> None:
+    key = new_session()
+    game = review_game(key)
+    monkeypatch.setattr(variations, "MAX_SHOWN", 3)
+    message = variations.tree_message(game, read_sgf(RECORD), None, True)
+    assert message["cut"] is True and [n["main"] for n in message["nodes"]] == [True] * 4
+    monkeypatch.setattr(variations, "MAX_NODES", 5)  # the record has 5
+    with pytest.raises(variations.VariationError, match="the most nodes it may have"):
+        variations.branch(game.pk, False, None, "BE5", ["D4"])

@@ -39,6 +39,8 @@ from frontend.services import games
 
 MAX_LINE = 1000  # moves in a node's name
 MAX_MOVES = 60  # moves played on in one request (a candidate's variation is at most 20)
+MAX_SHOWN = 2000  # nodes of a tree message: a bigger tree (an uploaded joseki file) is cut
+MAX_NODES = 5000  # nodes of a record that variations are still added to
 COLORS = {"B": BLACK, "W": WHITE}
 ENTRY_FIELDS = ("to_play", "black_winrate", "black_score_lead", "visits", "best", "candidates")
 
@@ -127,9 +129,9 @@ def branch(
     """Play ``moves`` (GTP vertices, in turn from the player to move) on from the node ``name``:
     a new variation where the tree does not hold them.  The new ``current`` node is the last one.
 
-    Raises VariationError for a bad node, too many moves or the end of the main line (a move
-    there would lengthen the game's record), CoordinateError for a bad vertex and
-    IllegalMoveError (with its reason) for an illegal move.
+    Raises VariationError for a bad node, too many moves, a tree of :data:`MAX_NODES` nodes or the
+    end of the main line (a move there would lengthen the game's record), CoordinateError for a
+    bad vertex and IllegalMoveError (with its reason) for an illegal move.
     """
     if not 1 <= len(moves) <= MAX_MOVES or not all(isinstance(m, str) for m in moves):
         raise VariationError(f"branch: moves must be 1 to {MAX_MOVES} vertices")
@@ -140,6 +142,9 @@ def branch(
             position = position_after(record, line_of(record, node), edit.game.rules)
         except SgfError as e:
             raise VariationError(f"this line cannot be played on: {e}") from None
+        if sum(1 for _ in record.nodes()) + len(moves) > MAX_NODES:
+            raise VariationError(f"the game tree has the most nodes it may have ({MAX_NODES}): "
+                                 "delete a variation first")
         if is_main_line(node) and not move_children(node):
             raise VariationError("the game ends here, and its record is kept as it is: "
                                  "variations branch from the positions before")
@@ -200,13 +205,18 @@ def tree_message(game: Game, record: GameRecord, current: SgfNode | None, saved:
     first, each with its ``move``, ``parent``, ``children`` (the main line first) and ``main``
     (whether it is on the main line); off the main line also its ``board``, its players'
     ``comment`` and the ``analysis`` saved in it; ``current``: the index of the node to show (None:
-    the page stays where it is)."""
+    the page stays where it is); ``cut``: whether the tree had more than :data:`MAX_SHOWN` nodes,
+    the variations found last left out."""
     _, placed = walk(record, game.rules)
     root = anchor(record)
     index = {id(root): 0}
     nodes: list[dict] = [{"move": None, "parent": None, "children": [], "main": True}]
     size = record.size
+    cut = False
     for item in placed:
+        if len(nodes) > MAX_SHOWN:
+            cut = True  # the main line came first: the variations found last are left out
+            break
         node, parent = item.node, index[id(item.parent)]
         color, point = node.move(size)
         entry = {"move": ["B" if color == BLACK else "W", to_gtp(point, size)], "parent": parent,
@@ -222,4 +232,4 @@ def tree_message(game: Game, record: GameRecord, current: SgfNode | None, saved:
         nodes[parent]["children"].append(len(nodes))
         nodes.append(entry)
     shown = None if current is None else index.get(id(current), 0)
-    return {"type": "tree", "nodes": nodes, "current": shown, "saved": saved}
+    return {"type": "tree", "nodes": nodes, "current": shown, "saved": saved, "cut": cut}

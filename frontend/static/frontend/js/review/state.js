@@ -14,6 +14,8 @@ export class Review {
     this.last = timeline.moves.length;
     this.tree = GameTree.mainLine(timeline.moves);
     this.node = 0; // the node shown, an index into the tree
+    this.saved = null; // whether the variations made are saved with the game (the tree message says)
+    this.treeCut = false; // whether the tree was too big to come whole
     this.entries = []; // whole-game analysis, by move number
     this.mistakes = null; // its mistakes, ranked both ways: {winrate, score}
     this.positions = new Map(); // position analysis (with policy, ladders), by move number

@@ -94,7 +94,8 @@ function treeInfo(review) {
   const where = review.onMain
     ? `Main line, move ${review.k}.`
     : `A variation from move ${tree.forkDepth(review.node)}, at move ${review.k}.`;
-  return `${where} The tree has ${count} (${kept}). Click a point to play it, a candidate to play its line; ↑ ↓ switch variations.`;
+  const cut = review.treeCut ? " It is too big to show whole: its last variations are left out." : "";
+  return `${where} The tree has ${count} (${kept}).${cut} Click a point to play it, a candidate to play its line; ↑ ↓ switch variations.`;
 }
 
 /**

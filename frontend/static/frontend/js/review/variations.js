@@ -37,6 +37,7 @@ export function bindBranching(socket, svg, review, { showNode, go }) {
     const [name, k] = [review.tree.name(review.node), review.k];
     review.tree = new GameTree(m.nodes);
     review.saved = m.saved;
+    review.treeCut = m.cut;
     visit(m.current ?? review.tree.find(name) ?? review.tree.mainAt(k)); // none: stay where the page is
   });
   svg.addEventListener("click", (event) => {
