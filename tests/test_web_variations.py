@@ -116,6 +116,8 @@ def test_a_share_links_viewer_explores_variations_without_changing_the_owners_ga
         assert shown(await receive_until(viewer, is_tree)) == ["BE5", "WD4", "BF4"]
         await viewer.send_json_to({"type": "analyze", "move_number": 0, "node": "BE5 WD4 BF4"})
         assert (await receive_until(viewer, lambda m: m["type"] == "analysis"))["node"] == "BE5 WD4 BF4"
+        await viewer.send_json_to({"type": "branch", "node": "BE5 WD4 BF4", "moves": ["pass", "C3"]})
+        assert shown(await receive_until(viewer, is_tree)) == ["BE5", "WD4", "BF4", "Wpass", "BC3"]
         await viewer.send_json_to({"type": "promote_branch", "node": "BE5 WD4"})
         error = await receive_until(viewer, lambda m: m["type"] == "error")
         assert error["message"] == "this shared review is read-only: 'promote_branch' is not allowed"
