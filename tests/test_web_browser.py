@@ -1036,15 +1036,17 @@ def test_the_server_stops_within_seconds_mid_analysis_and_a_killed_ones_analysis
     page, tmp_path: Path
 ) -> None:
     """In-process, stopping the server cancels a whole-game analysis after its current position,
-    keeping what it saved; a server killed outright leaves an analysis that the next one cancels."""
+    keeping what it saved (analysing again resumes it); a server killed outright leaves an analysis
+    that the next one cancels."""
     site = Site(tmp_path, GOWEB_REVIEW_VISITS="300", GOWEB_REVIEW_CHUNK="1")  # deep: 1,200 visits a position
     site.start()
     try:
         upload(page, site, LONG_SGF)
+        saved = 0
         for graceful in (True, False):
             page.select_option("#depth", "deep")
-            page.click("#analyze-game")
-            status_starts(page, "Analysing: 1 / 25", timeout=60000)
+            page.click("#analyze-game")  # the second time, the cancelled analysis carries on
+            status_starts(page, f"Analysing: {saved + 1} / 25", timeout=60000)
             began = time.monotonic()
             if graceful:
                 site.process.terminate()

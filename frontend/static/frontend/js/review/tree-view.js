@@ -95,7 +95,7 @@ function treeInfo(review) {
     ? `Main line, move ${review.k}.`
     : `A variation from move ${tree.forkDepth(review.node)}, at move ${review.k}.`;
   const cut = review.treeCut ? " It is too big to show whole: its last variations are left out." : "";
-  return `${where} The tree has ${count} (${kept}).${cut} Click a point to play it, a candidate to play its line; ↑ ↓ switch variations.`;
+  return `${where} The tree has ${count} (${kept}).${cut} Click a point to play it, a candidate in the list (or shift-click its circle) to play its line; ↑ ↓ switch variations.`;
 }
 
 /**

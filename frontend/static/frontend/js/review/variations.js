@@ -1,7 +1,7 @@
 /**
  * Variations on the review board, as in Sabaki and KaTrain: a click on a point plays it from the
  * position shown (a new branch of the game tree, or the move the tree holds there), a click on a
- * candidate in the list plays its whole line, Pass passes, and the tree's buttons delete a
+ * candidate in the list (or a shift-click on the board while its line shows) plays its whole line, Pass passes, and the tree's buttons delete a
  * variation or make it the main line; ↑ ↓ switch between the variations at the nearest fork. The
  * server checks each move and answers with the `tree` (docs/protocol.md): the owner's variations
  * are saved with the game, a shared review's viewer explores its own.
@@ -41,6 +41,11 @@ export function bindBranching(socket, svg, review, { showNode, go }) {
     visit(m.current ?? review.tree.find(name) ?? review.tree.mainAt(k)); // none: stay where the page is
   });
   svg.addEventListener("click", (event) => {
+    const line = review.line;
+    if (event.shiftKey && line) {
+      playFrom(line.pv?.length ? line.pv : [line.move]); // the candidate's line under the mouse
+      return;
+    }
     const p = pointAt(svg, event, n);
     if (p === null) return;
     const vertex = toGtp(Math.floor(p / n), p % n, n);
