@@ -88,9 +88,9 @@ def _editing(
 ) -> Iterator[_Edit]:
     """Yield the record to explore: the owner's game, locked and saved at the end if it changed, or
     the socket's copy (a fresh one from the game when it has none).  Without ``change`` nothing is
-    saved; raises VariationError for a ``change`` of a game still being played."""
+    locked or saved; raises VariationError for a ``change`` of a game still being played."""
     with transaction.atomic():
-        game = Game.objects.select_for_update().get(pk=game_id)
+        game = (Game.objects.select_for_update() if change else Game.objects).get(pk=game_id)
         if change:
             _require_over(game)
         if read_only:
@@ -98,8 +98,7 @@ def _editing(
             return
         edit = _Edit(game, games.record_of(game), True)
         yield edit
-        text = write_sgf(edit.record).decode()
-        if change and text != game.sgf:
+        if change and (text := write_sgf(edit.record).decode()) != game.sgf:
             game.sgf = text
             game.save(update_fields=["sgf", "updated"])
 
