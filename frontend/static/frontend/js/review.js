@@ -104,7 +104,7 @@ export function reviewPage(socket, { readOnly }) {
     render();
   });
   followWholeGameAnalysis(socket, review, { render, showGraph, go, readOnly });
-  bindNavigation(review, go, along);
+  bindNavigation(svg, review, go, along);
   bindVariations(svg, review, render);
   bindBranching(socket, svg, review, { showNode: request, go });
   for (const id of TOGGLES) $(id).onchange = render;

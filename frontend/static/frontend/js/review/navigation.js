@@ -9,10 +9,10 @@ import { moveAt } from "../graph.js";
 import { bindMoveButtons } from "../move-buttons.js";
 
 /**
- * Call `along(move number)` on each way of moving along the line `review` shows, and `go(move
- * number)` on a click on the graph, which shows a move of the main line.
+ * Call `along(move number)` on each way of moving along the line `review` shows (its board being
+ * `svg`), and `go(move number)` on a click on the graph, which shows a move of the main line.
  */
-export function bindNavigation(review, go, along) {
+export function bindNavigation(svg, review, go, along) {
   bindMoveButtons(along, () => review.k, () => review.lineEnd);
   $("graph").addEventListener("click", (event) => go(moveAt($("graph"), event, review.last)));
 }
