@@ -306,6 +306,27 @@ def test_a_variation_played_out_takes_captured_stones_off_and_stops_at_an_occupi
     assert shown[2] == board[:4] + "O" + board[5:] and dict(shown[3]) == {4: 1}  # B4 is taken: the line ends
 
 
+def test_the_pages_game_tree_names_its_nodes_and_moves_along_the_variation_last_visited(page, site) -> None:
+    page.goto(site.url + "/new")
+    found = page.evaluate("""async () => {
+        const { GameTree } = await import('/static/frontend/js/review/tree.js');
+        // start -> B E5 -> W C7 (main) -> B G7; and W G3 (a variation) -> B D4
+        const tree = new GameTree([
+            { move: null, parent: null, children: [1], main: true },
+            { move: ['B', 'E5'], parent: 0, children: [2, 4], main: true },
+            { move: ['W', 'C7'], parent: 1, children: [3], main: true },
+            { move: ['B', 'G7'], parent: 2, children: [], main: true },
+            { move: ['W', 'G3'], parent: 1, children: [5], main: false },
+            { move: ['B', 'D4'], parent: 4, children: [], main: false },
+        ]);
+        const before = tree.along(0, 3);
+        tree.chosen(5);
+        return [tree.name(5), tree.find('BE5 WG3'), tree.find('BE5 WD4'), before, tree.along(0, 3),
+                tree.along(5, 1), tree.sibling(4, 1), tree.forkDepth(5), tree.mainAt(9), tree.moves(5)];
+    }""")
+    assert found == ["BE5 WG3 BD4", 4, None, 3, 5, 1, 2, 1, 3, [["B", "E5"], ["W", "G3"], ["B", "D4"]]]
+
+
 def test_arrow_keys_still_move_through_the_game_after_a_click_on_a_show_checkbox(page, site: Site) -> None:
     """A checkbox takes Space only: ← → Home End pressed on it are the page's; a menu keeps its keys."""
     upload(page, site, REVIEW_SGF)
