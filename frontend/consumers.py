@@ -11,9 +11,10 @@ from typing import Any
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
+from analysis.sgf import GameRecord
 from frontend import tasks
 from frontend.models import Game
-from frontend.services import board, dispatch, games, notify, outage, protocol
+from frontend.services import board, dispatch, games, notify, outage, protocol, variations
 from frontend.services import depth as depths
 from frontend.services.requester import Requester
 from frontend.services.requester import from_scope as requester_of
@@ -65,6 +66,7 @@ class BoardConsumer(JsonConsumer):
     read_only = False
     game_id: int
     requester: Requester
+    private: GameRecord | None = None  # the variations a viewer explores (frontend.services.variations)
 
     def find_game(self) -> Game:
         """Return the game of this socket's URL if the requester owns it; raises Game.DoesNotExist
@@ -139,8 +141,12 @@ class BoardConsumer(JsonConsumer):
         return True
 
     async def board_message(self, event: dict) -> None:
-        """Forward a message sent to this board through the channel layer."""
-        await self.send_json(event["message"])
+        """Forward a message sent to this board through the channel layer; the analysis of a
+        variation's position asked by the owner is saved in the game first."""
+        message = event["message"]
+        if not self.read_only and message.get("type") == "analysis" and message.get("node"):
+            await database_sync_to_async(variations.keep_analysis)(self.game_id, message)
+        await self.send_json(message)
 
     async def send_outcome(self, outcome: board.Outcome, broadcast: bool = True) -> None:
         """Send the new state (to every viewer when ``broadcast``) and ask for the bot's move if it
@@ -201,13 +207,13 @@ class BoardConsumer(JsonConsumer):
 
     async def on_analyze(
         self, move_number: int, ladders: bool = True, backpred: bool = True, network: str = "",
-        backpred_network: str = "", ownership: bool = False, depth: str = depths.NORMAL,
+        backpred_network: str = "", ownership: bool = False, depth: str = depths.NORMAL, node: str = "",
     ) -> None:
         ask = database_sync_to_async(board.request_analysis)
         query, ticket = await ask(
             self.game_id, self.requester.key, self.channel_name, move_number, ladders=ladders,
             backpred=backpred, network=network, backpred_network=backpred_network, ownership=ownership,
-            depth=depth,
+            depth=depth, node=node,
         )
         if ticket.new:
             task = tasks.analyze_position
@@ -221,7 +227,7 @@ class BoardConsumer(JsonConsumer):
     async def on_analyze_game(self, depth: str = depths.NORMAL) -> None:
         start = database_sync_to_async(board.start_game_analysis)
         analysis_id, job = await start(self.game_id, self.requester.key, depth)
-        started = {"type": "analysis_started", "analysis": analysis_id}  # every viewer drops the old one
+        started = await database_sync_to_async(board.started_message)(analysis_id)  # every viewer's too
         await self.channel_layer.group_send(
             notify.board_group(self.game_id), {"type": "board.message", "message": started}
         )
@@ -238,10 +244,29 @@ class BoardConsumer(JsonConsumer):
         analysis_id = await database_sync_to_async(board.cancel_game_analysis)(self.game_id)
         await self.send_json({"type": "cancelling", "analysis": analysis_id})
 
-    async def on_features(self, move_number: int, set: str, plane: str) -> None:
+    async def on_features(self, move_number: int, set: str, plane: str, node: str = "") -> None:
         await self.send_json(
-            await database_sync_to_async(board.feature_plane)(self.game_id, move_number, set, plane)
+            await database_sync_to_async(board.feature_plane)(self.game_id, move_number, set, plane, node)
         )
+
+    async def explore(self, action: Any, *args: Any) -> None:
+        """Run a change of the game tree (:mod:`frontend.services.variations`) and send the tree."""
+        message, self.private = await database_sync_to_async(action)(
+            self.game_id, self.read_only, self.private, *args
+        )
+        await self.send_json(message)
+
+    async def on_tree(self) -> None:
+        await self.explore(variations.show)
+
+    async def on_branch(self, node: str, moves: list) -> None:
+        await self.explore(variations.branch, node, moves)
+
+    async def on_delete_branch(self, node: str) -> None:
+        await self.explore(variations.delete_branch, node)
+
+    async def on_promote_branch(self, node: str) -> None:
+        await self.explore(variations.promote_branch, node)
 
 
 class SharedBoardConsumer(BoardConsumer):

@@ -220,7 +220,8 @@ def upload_page(request: HttpRequest, form: ReviewForm, refusal: str | None = No
 
 @require_http_methods(["GET", "POST"])
 def upload(request: HttpRequest) -> HttpResponse:
-    """Upload or paste an SGF; a valid one becomes a review game.
+    """Upload or paste an SGF; a valid one becomes a review game, with the analysis it carries when
+    it is an analysed SGF of this site.
 
     Each upload or paste counts against the client address's limit (``GOWEB_UPLOAD_RATE_LIMIT`` per
     ``GOWEB_UPLOAD_RATE_WINDOW`` seconds): 429 over it, before the SGF is read.
@@ -247,6 +248,7 @@ def upload(request: HttpRequest) -> HttpResponse:
             phase=Game.Phase.FINISHED,
             result=(record.result or "")[:32],
         )
+        game_analysis.restore(game, record)  # an analysed SGF downloaded here shows its analysis again
         return redirect("frontend:review", pk=game.pk)
     return upload_page(request, form, status=400 if form.errors else 200)
 

@@ -164,6 +164,7 @@ def new_game(page, site: Site, **choices: str) -> int:
 def click_point(page, vertex: str, size: int = 9) -> None:
     """Click a board point given as a GTP vertex."""
     col, row = "ABCDEFGHJ".index(vertex[0]), size - int(vertex[1:])
+    page.locator("#goban").scroll_into_view_if_needed()  # a button clicked below may have scrolled it away
     box = page.locator("#goban").bounding_box()
     step = box["width"] / (size + 1.6)  # the viewBox spans size + 1.6 points
     page.mouse.click(box["x"] + (col + 1.3) * step, box["y"] + (row + 1.3) * step)
@@ -303,6 +304,27 @@ def test_a_variation_played_out_takes_captured_stones_off_and_stops_at_an_occupi
     ))
     assert dict(shown[1]) == {7: 1, 24: 3, 23: 4}
     assert shown[2] == board[:4] + "O" + board[5:] and dict(shown[3]) == {4: 1}  # B4 is taken: the line ends
+
+
+def test_the_pages_game_tree_names_its_nodes_and_moves_along_the_variation_last_visited(page, site) -> None:
+    page.goto(site.url + "/new")
+    found = page.evaluate("""async () => {
+        const { GameTree } = await import('/static/frontend/js/review/tree.js');
+        // start -> B E5 -> W C7 (main) -> B G7; and W G3 (a variation) -> B D4
+        const tree = new GameTree([
+            { move: null, parent: null, children: [1], main: true },
+            { move: ['B', 'E5'], parent: 0, children: [2, 4], main: true },
+            { move: ['W', 'C7'], parent: 1, children: [3], main: true },
+            { move: ['B', 'G7'], parent: 2, children: [], main: true },
+            { move: ['W', 'G3'], parent: 1, children: [5], main: false },
+            { move: ['B', 'D4'], parent: 4, children: [], main: false },
+        ]);
+        const before = tree.along(0, 3);
+        tree.chosen(5);
+        return [tree.name(5), tree.find('BE5 WG3'), tree.find('BE5 WD4'), before, tree.along(0, 3),
+                tree.along(5, 1), tree.sibling(4, 1), tree.forkDepth(5), tree.mainAt(9), tree.moves(5)];
+    }""")
+    assert found == ["BE5 WG3 BD4", 4, None, 3, 5, 1, 2, 1, 3, [["B", "E5"], ["W", "G3"], ["B", "D4"]]]
 
 
 def test_arrow_keys_still_move_through_the_game_after_a_click_on_a_show_checkbox(page, site: Site) -> None:
@@ -885,13 +907,99 @@ def test_the_records_comments_show_with_their_position_and_variations_are_named(
     sgf = "(;GM[1]SZ[9]KM[7]C[Before the game];B[ee]C[The centre];W[cc](;B[gc])(;B[gg]C[Another]))"
     upload(page, site, sgf)
     assert page.locator("#record-comment").inner_text() == "Before the game"
-    assert page.locator("#variations-note").inner_text() == (
-        "The record has 1 variation: the review follows its main line.")
+    assert page.locator("#variations-note").inner_text() == "The record has 1 variation: see the game tree."
+    page.wait_for_function("document.querySelectorAll('#tree .tree-node').length === 5")
     page.keyboard.press("ArrowRight")
     assert page.locator("#record-comment").inner_text() == "The centre"
     page.keyboard.press("ArrowRight")
     comment = page.locator("#record-comment")
     assert comment.inner_text() == "" and not comment.is_visible()
+    assert page.locator("#goban .branch-letter").all_text_contents() == ["A", "B"]  # G7 and G3 next
+    page.keyboard.press("ArrowRight")
+    assert page.locator("#move-label").inner_text() == "3 / 3"
+    page.keyboard.press("ArrowDown")  # the record's own variation: B G3
+    assert page.locator("#move-label").inner_text() == "3 (variation)"
+    assert page.locator("#record-comment").inner_text() == "Another"
+    assert page.locator("#tree-info").inner_text().startswith("A variation from move 2, at move 3.")
+    assert page.locator("#goban .last").count() == 1 and stones(page, "black") == 2
+
+
+def test_a_variation_is_played_analysed_saved_downloaded_deleted_and_promoted(page, site: Site) -> None:
+    upload(page, site, REVIEW_SGF)
+    game_id = int(page.url.rstrip("/").split("/")[-2])
+    status_starts(page, "7 moves.")
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    click_point(page, "D4")  # Black's move 3 in the game was G7
+    page.wait_for_function("document.getElementById('move-label').textContent === '3 (variation)'")
+    assert page.locator("#tree-info").inner_text().startswith("A variation from move 2, at move 3.")
+    assert "saved with the game" in page.locator("#tree-info").inner_text()
+    page.wait_for_selector("#goban .candidates circle")  # the variation's position is analysed
+    assert page.locator("#played").inner_text().startswith("End of the game · black win rate")
+    page.keyboard.press("ArrowLeft")
+    assert page.locator("#move-label").inner_text() == "2 / 7"
+    page.keyboard.press("ArrowRight")  # back along the variation last visited
+    assert page.locator("#move-label").inner_text() == "3 (variation)"
+    page.locator("#candidate-list li").first.click()  # the candidate's line is played on
+    page.wait_for_function("document.getElementById('move-label').textContent !== '3 (variation)'")
+    assert int(page.locator("#move-label").inner_text().split()[0]) >= 4
+
+    page.reload()  # saved with the game: the page shows the variation again
+    status_starts(page, "7 moves.")
+    page.wait_for_function("document.querySelectorAll('#tree .tree-node').length > 8")
+    for key in ("ArrowRight", "ArrowRight", "ArrowRight", "ArrowDown"):
+        page.keyboard.press(key)
+    assert page.locator("#move-label").inner_text() == "3 (variation)"
+    assert page.locator("#played").inner_text().startswith("Next: White")  # the line goes on
+    sgf = page.request.get(f"{site.url}/game/{game_id}/sgf").text()
+    record = read_sgf(sgf)
+    assert record.main_line_moves() == read_sgf(REVIEW_SGF).main_line_moves()
+    fork = list(record.main_line())[2]
+    variation = fork.children[1]
+    assert variation.get("B") == "df" and variation.get("SBKV") is not None  # with its analysis
+    assert "Black win rate" in variation.comment
+
+    page.click("#delete-branch")  # the variation goes, and the board shows where it began
+    page.wait_for_function("document.getElementById('move-label').textContent === '2 / 7'")
+    assert page.locator("#tree .tree-node").count() == 8
+    assert ";B[df]" not in page.request.get(f"{site.url}/game/{game_id}/sgf").text()
+    click_point(page, "D4")
+    page.wait_for_function("document.getElementById('move-label').textContent === '3 (variation)'")
+    page.click("#promote-branch")  # the page comes back with the new main line, at the same move
+    page.wait_for_function("document.getElementById('move-label').textContent === '3 / 3'")
+    page.wait_for_function("document.querySelectorAll('#tree .tree-node').length === 9")  # the tree came
+    assert page.locator("#move-label").inner_text() == "3 / 3"  # and the page stayed at its move
+    assert page.locator("#variations-note").inner_text() == "The record has 1 variation: see the game tree."
+
+
+def test_a_cancelled_analysis_resumes_and_an_analysed_sgf_uploaded_again_shows_its_analysis(page, site):
+    upload(page, site, REVIEW_SGF)
+    game_id = int(page.url.rstrip("/").split("/")[-2])
+    page.click("#analyze-game")
+    status_starts(page, "Analysis complete.", timeout=60000)
+    with sqlite3.connect(site.database) as db:  # as if cancelled after 3 positions
+        query = "SELECT results FROM frontend_analysis WHERE game_id = ?"
+        (results,) = db.execute(query, (game_id,)).fetchone()
+        kept = json.loads(results)[:3]
+        db.execute("UPDATE frontend_analysis SET status = 'cancelled', results = ? WHERE game_id = ?",
+                   (json.dumps(kept), game_id))
+    page.reload()
+    status_starts(page, "Analysis cancelled after 3 positions")
+    page.click("#analyze-game")
+    status_starts(page, "Analysis complete.", timeout=60000)
+    with sqlite3.connect(site.database) as db:
+        rows = db.execute("SELECT results FROM frontend_analysis WHERE game_id = ?", (game_id,)).fetchall()
+    assert len(rows) == 1  # carried on, not started again
+    assert json.loads(rows[0][0])[:3] == kept and len(json.loads(rows[0][0])) == 8
+    assert len(page.locator("#graph .graph-line").get_attribute("points").split()) == 8
+
+    analysed = page.request.get(f"{site.url}/game/{game_id}/sgf?analysis=1").text()
+    assert "SBKV[" in analysed and "Loss of this move: " in analysed
+    upload(page, site, analysed)  # the analysed SGF, uploaded again: its analysis shows at once
+    status_starts(page, "Analysis complete.")
+    assert len(page.locator("#graph .graph-line").get_attribute("points").split()) == 8
+    assert page.locator("#mistakes li").count() >= 1
+    assert page.locator("#record-comment").inner_text() == ""  # the site's lines are not the players'
 
 
 def test_a_failed_analysis_says_why_and_one_of_other_moves_does_not_block_the_next(page, site: Site) -> None:
@@ -969,15 +1077,17 @@ def test_the_server_stops_within_seconds_mid_analysis_and_a_killed_ones_analysis
     page, tmp_path: Path
 ) -> None:
     """In-process, stopping the server cancels a whole-game analysis after its current position,
-    keeping what it saved; a server killed outright leaves an analysis that the next one cancels."""
+    keeping what it saved (analysing again resumes it); a server killed outright leaves an analysis
+    that the next one cancels."""
     site = Site(tmp_path, GOWEB_REVIEW_VISITS="300", GOWEB_REVIEW_CHUNK="1")  # deep: 1,200 visits a position
     site.start()
     try:
         upload(page, site, LONG_SGF)
+        saved = 0
         for graceful in (True, False):
             page.select_option("#depth", "deep")
-            page.click("#analyze-game")
-            status_starts(page, "Analysing: 1 / 25", timeout=60000)
+            page.click("#analyze-game")  # the second time, the cancelled analysis carries on
+            status_starts(page, f"Analysing: {saved + 1} / 25", timeout=60000)
             began = time.monotonic()
             if graceful:
                 site.process.terminate()
@@ -1040,6 +1150,17 @@ def test_accounts_adopt_the_sessions_games_and_a_share_link_opens_in_another_bro
         assert viewer.locator("#analyze-game, #download, #share").count() == 0
         viewer.keyboard.press("End")
         assert viewer.locator("#move-label").inner_text() == "7 / 7"
+        click_point(viewer, "A1")  # the game's record is not lengthened
+        viewer.wait_for_function("document.getElementById('error').textContent.startsWith('the game ends')")
+        viewer.keyboard.press("ArrowLeft")
+        click_point(viewer, "A1")  # a variation of the viewer's own, which the owner's game never gets
+        viewer.wait_for_function("document.getElementById('move-label').textContent === '7 (variation)'")
+        assert "explored here only" in viewer.locator("#tree-info").inner_text()
+        assert viewer.locator("#promote-branch").count() == 0
+        viewer.wait_for_selector("#goban .candidates circle")  # analysed like any position
+        with sqlite3.connect(site.database) as db:
+            (sgf,) = db.execute("SELECT sgf FROM frontend_game WHERE id = ?", (game_id,)).fetchone()
+        assert len(list(read_sgf(sgf).lines())) == 1 and "[ai]" not in sgf
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         viewer.screenshot(path=str(SCREENSHOTS / "accounts-shared-review.png"), full_page=True)
         for url in (f"/game/{game_id}/review", f"/game/{game_id}/sgf"):

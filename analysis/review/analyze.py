@@ -234,7 +234,8 @@ def answer_query(
     :func:`position_analysis` with ``type``, ``move_number`` and ``max_visits`` (the budget
     asked), the ``ladders`` overlay (or None), the ``backpred`` heatmap (None without a
     back-prediction network or a move), and the evaluator's :func:`root_judgement`
-    (``score_stdev``, and ``ownership`` when the query asks).  ``policy_net`` gives the
+    (``score_stdev``, and ``ownership`` when the query asks), and the query's ``node`` when it
+    names one.  ``policy_net`` gives the
     candidates and policy instead of the evaluator's network (a next-move network without a
     value head, whose win rates come from ``evaluator``).  With ``query.count_ended``, a position
     that two passes ended is counted instead of searched
@@ -265,4 +266,5 @@ def answer_query(
         **analysis,
         "ladders": ladder.overlay(position) if query.ladders else None,
         "backpred": heatmap,
+        **({"node": query.node} if query.node else {}),
     }

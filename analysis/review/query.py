@@ -36,7 +36,8 @@ class PositionQuery:
     ``count_ended``: the position is a game's last and, when two passes ended it, it is counted,
     not searched (the review's choice; KataGo's analysis engine, which the API follows, searches
     on), with ``dead`` (GTP vertices) as its dead stones when given (those the players marked),
-    else the playouts' estimate.
+    else the playouts' estimate.  ``node`` is the asker's name of the position (a review board's
+    variation), echoed in the answer.
     """
 
     size: int
@@ -55,6 +56,7 @@ class PositionQuery:
     backpred_network: str = ""
     count_ended: bool = False
     dead: tuple[str, ...] | None = None
+    node: str = ""
 
     def __post_init__(self) -> None:
         """Freeze the stone lists as tuples and default ``move_number`` to the number of moves."""

@@ -6,23 +6,15 @@ The entries are those of :func:`analysis.review.analyze.game_entry`, one per pos
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Sequence
 from itertools import pairwise
 
+from analysis.go.coords import BLACK, to_gtp
+from analysis.review.notes import loss_line, read_node, write_node
 from analysis.review.summary import player_summaries, summary_line
 from analysis.sgf import GameRecord
 
 MISTAKE_LOSS = 0.05  # a move losing at least this much win rate is called a mistake in the SGF
-# the lines annotate() writes, so that a record analysed again gets one block, not two
-_OWN_LINE = re.compile(
-    r"Black win rate: \d+\.\d%( \(\d+ visits\))?|Score lead: [BW]\+\d+\.\d"
-    r"|Mistake: lost \d+\.\d%( and -?\d+\.\d points)?; best was \S+"
-    r"|Two passes ended the game: counted \S+ by \w+"
-    r"|Candidates for [BW]: ([A-HJ-Z]\d{1,2}|pass) \d+\.\d%(, ([A-HJ-Z]\d{1,2}|pass) \d+\.\d%)*"
-    r"|Search's choice: \S+|Played \S+: policy rank \d+"
-    r"|(Black|White): \d+ moves? judged, mean loss .*"
-)
 
 
 def moves_judged(results: Sequence[dict]) -> Iterator[dict]:
@@ -103,52 +95,52 @@ def _points_lost(before: dict, after: dict, sign: int) -> float | None:
 
 
 def annotate(record: GameRecord, results: Sequence[dict]) -> None:
-    """Write the analysis into the record's main line: comments, Sabaki's ``SBKV`` (Black's win
-    rate in percent) and, when the analysis has score leads, ``SBKS`` (Black's score lead in
-    points, which Sabaki draws as a score graph).
+    """Write the analysis into the record's main line (:func:`analysis.review.notes.write_node`):
+    comments, Sabaki's ``SBKV`` (Black's win rate in percent) and, when the analysis has score
+    leads, ``SBKS`` (Black's score lead in points, which Sabaki draws as a score graph).
 
-    The comment of the node after move k describes the position after move k (a position that two
-    passes ended: its count), and the first one each player's summary (:mod:`analysis.review.summary`);
-    existing comments are kept above the analysis, without the lines of an earlier analysis
-    written here (a downloaded analysis uploaded and analysed again).
+    The node after move k describes the position after move k (a position that two passes ended:
+    its count) and what move k lost, its mistake if it is one; the first one each player's summary
+    (:mod:`analysis.review.summary`).  Existing comments are kept above the analysis, without the
+    lines of an earlier analysis written here (a downloaded analysis uploaded and analysed again).
     """
     summaries = player_summaries(moves_judged(results))
     nodes = [record.root]
     nodes.extend(node for node in record.main_line() if node.has_move())
+    judged = {m["move_number"]: m for m in moves_judged(results)}
     worst = {m["move_number"]: m for m in mistakes(results, limit=len(results))}
     for entry in results:
         k = entry["move_number"]
         if k >= len(nodes):
             break
-        node = nodes[k]
-        lines = [summary_line(c, summaries[c]) for c in "BW"] if k == 0 and summaries else []
-        if entry["black_winrate"] is not None:
-            visits = f" ({entry['visits']} visits)" if entry.get("visits") else ""
-            lines.append(f"Black win rate: {100 * entry['black_winrate']:.1f}%{visits}")
-            node.set("SBKV", f"{100 * entry['black_winrate']:.2f}")
-        if entry.get("black_score_lead") is not None:
-            lead = entry["black_score_lead"]
-            lines.append(f"Score lead: {'B' if lead >= 0 else 'W'}+{abs(lead):.1f}")
-            node.set("SBKS", f"{lead:.1f}")
+        before = [summary_line(c, summaries[c]) for c in "BW"] if k == 0 and summaries else []
+        after = [loss_line(judged[k]["loss"], judged[k]["points_lost"])] if k in judged else []
         if k in worst and worst[k]["loss"] >= MISTAKE_LOSS:
             points = worst[k]["points_lost"]
             lost = f" and {points:.1f} points" if points is not None else ""
-            lines.append(f"Mistake: lost {100 * worst[k]['loss']:.1f}%{lost}; best was {worst[k]['best']}")
-        if entry.get("counted"):
-            counted = entry["counted"]
-            lines.append(f"Two passes ended the game: counted {counted['result']} by {counted['kind']}")
-        if entry["candidates"]:
-            top = ", ".join(f"{c['move']} {100 * c['prior']:.1f}%" for c in entry["candidates"][:5])
-            lines.append(f"Candidates for {entry['to_play']}: {top}")
-        if entry.get("best"):
-            lines.append(f"Search's choice: {entry['best']}")
-        if entry.get("played_rank"):
-            lines.append(f"Played {entry['played']}: policy rank {entry['played_rank']}")
-        old = without_analysis(node.comment)
-        node.set_comment("\n".join(([old, ""] if old else []) + lines))
+            after.append(f"Mistake: lost {100 * worst[k]['loss']:.1f}%{lost}; best was {worst[k]['best']}")
+        write_node(nodes[k], entry, before, after)
 
 
-def without_analysis(comment: str | None) -> str:
-    """Return ``comment`` without the lines :func:`annotate` writes, and the blank lines around them."""
-    kept = [line for line in (comment or "").split("\n") if not _OWN_LINE.fullmatch(line)]
-    return "\n".join(kept).strip()
+def read_back(record: GameRecord, rules: str | None = None) -> list[dict]:
+    """Return the whole-game analysis that :func:`annotate` wrote into ``record``'s main line, as
+    entries (:func:`analysis.review.notes.read_node`, with ``move_number``, ``to_play`` and the
+    move ``played`` next): those of the first positions, up to the first node without one (none
+    for a record this site did not analyse).  Raises SgfError for a record that does not replay.
+    """
+    from analysis.review.analyze import game_positions  # the search's module: loaded when needed
+
+    nodes = [record.root, *(node for node in record.main_line() if node.has_move())]
+    entries = []
+    for k, (position, next_move) in enumerate(game_positions(record, rules=rules)):
+        entry = read_node(nodes[k])
+        if entry is None:
+            break
+        to_play = "B" if position.to_play == BLACK else "W"
+        winrate, lead = entry["black_winrate"], entry["black_score_lead"]
+        mover = winrate if to_play == "B" else round(1 - winrate, 4)
+        entry.update(move_number=k, to_play=to_play, winrate=mover,
+                     score_lead=None if lead is None else lead * position.to_play,
+                     played=None if next_move is None else to_gtp(next_move[1], record.size))
+        entries.append(entry)
+    return entries

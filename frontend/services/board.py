@@ -15,10 +15,11 @@ from django.db import transaction
 from analysis.features import FEATURE_SETS, extract
 from analysis.go.coords import to_gtp
 from analysis.review.query import PositionQuery
-from analysis.sgf import replay
+from analysis.sgf import GameRecord, replay
+from analysis.sgf.tree import position_after
 from frontend.models import Analysis, Game
 from frontend.services import depth as depths
-from frontend.services import engine, game_analysis, games, jobs
+from frontend.services import engine, game_analysis, games, jobs, variations
 
 
 @dataclass(frozen=True)
@@ -106,14 +107,18 @@ def position_query(
     backpred_network: str = "",
     ownership: bool = False,
     depth: str = depths.NORMAL,
+    node: str = "",
 ) -> PositionQuery:
     """Return the query of the position after ``move_number`` moves (None: all the game's moves),
-    searched to ``depth`` (:mod:`frontend.services.depth`) with the networks named (empty: the
-    defaults), with the network's ownership map when ``ownership``.  A position that two passes
-    ended is counted (with the dead stones the player marked, at the end of a game against the bot).
+    or with ``node`` the variation's position it names (:func:`frontend.services.variations.parse_node`,
+    echoed in the answer), searched to ``depth`` (:mod:`frontend.services.depth`) with the networks
+    named (empty: the defaults), with the network's ownership map when ``ownership``.  A position
+    that two passes ended is counted (with the dead stones the player marked, at the end of a game
+    against the bot; the playouts' estimate of a variation's).
 
     Raises GameError for a move number out of range or an unknown depth, UnknownNetwork for a
-    network not shipped (or not for this board size).
+    network not shipped (or not for this board size), VariationError for a bad node name and
+    SgfError for a line with an illegal move.
     """
     visits = depths.visits(depth)
     game = Game.objects.get(pk=game_id)
@@ -123,9 +128,13 @@ def position_query(
     if backpred and backpred_network:
         engine.pick(backpred_network, "previous", size)
     moves = record.main_line_moves()
+    if node:
+        moves = _variation_line(record, node, game.rules)
+        move_number = len(moves)
     if move_number is None:
         move_number = len(moves)
     _check_move_number(len(moves), move_number)
+    ended = move_number == len(moves)
     setup = record.initial_setup()
     return PositionQuery(
         size=size,
@@ -141,13 +150,24 @@ def position_query(
         ownership=ownership,
         network=network,
         backpred_network=backpred_network,
-        count_ended=move_number == len(moves),  # two passes the record plays on from are searched
-        dead=games.marked_dead(game) if move_number == len(moves) else None,
+        count_ended=ended,  # two passes the record plays on from are searched
+        dead=games.marked_dead(game) if ended and not node else None,
+        node=node,
     )
 
 
-def feature_plane(game_id: int, move_number: int, set_name: str, plane: str) -> dict:
-    """Return one input plane of the position after ``move_number`` moves, by name."""
+def _variation_line(record: GameRecord, node: str, rules: str) -> list[tuple[int, int]]:
+    """Return the moves of the variation named ``node``, checked legal from the game's start (a line
+    the record need not hold: a shared review's viewer explores a copy).  Raises VariationError,
+    SgfError for an illegal move."""
+    line = variations.parse_node(node, record.size)
+    position_after(record, line, rules)
+    return line
+
+
+def feature_plane(game_id: int, move_number: int, set_name: str, plane: str, node: str = "") -> dict:
+    """Return one input plane of the position after ``move_number`` moves (or of the variation's
+    position ``node`` names, echoed), by name."""
     if set_name not in FEATURE_SETS:
         raise games.GameError(f"unknown feature set {set_name!r}; known: {', '.join(FEATURE_SETS)}")
     planes = FEATURE_SETS[set_name].planes
@@ -156,9 +176,14 @@ def feature_plane(game_id: int, move_number: int, set_name: str, plane: str) -> 
         raise games.GameError(f"feature set {set_name} has no plane {plane!r}")
     game = Game.objects.get(pk=game_id)
     record = games.record_of(game)
-    _check_move_number(len(record.main_line_moves()), move_number)
     index = names.index(plane)
-    values = extract(replay(record, upto=move_number, rules=game.rules), set_name)[index]
+    if node:
+        line = variations.parse_node(node, record.size)
+        position, move_number = position_after(record, line, game.rules), len(line)
+    else:
+        _check_move_number(len(record.main_line_moves()), move_number)
+        position = replay(record, upto=move_number, rules=game.rules)
+    values = extract(position, set_name)[index]
     info = planes[index]
     return {
         "type": "features",
@@ -170,6 +195,7 @@ def feature_plane(game_id: int, move_number: int, set_name: str, plane: str) -> 
         "low": info.low,
         "high": info.high,
         "values": [round(float(v), 4) for v in values.ravel()],
+        **({"node": node} if node else {}),
     }
 
 
@@ -234,8 +260,9 @@ def start_game_analysis(
     game_id: int, owner: str | None = None, depth: str = depths.NORMAL
 ) -> tuple[int, int | None]:
     """Create an Analysis for the game, searching each position to ``depth``
-    (:mod:`frontend.services.depth`) and, given an ``owner``, the job that counts it against
-    their cap; return (analysis id, job id or None).
+    (:mod:`frontend.services.depth`), or resume the one cancelled (or failed) part of the way
+    through at that depth, from its first missing position (:func:`resumable`); and, given an
+    ``owner``, the job that counts it against their cap; return (analysis id, job id or None).
 
     Raises GameError for an unknown depth or if an analysis of the game is already running,
     CapReached when ``owner`` has as many whole-game analyses queued or running as allowed.
@@ -252,12 +279,39 @@ def start_game_analysis(
     with transaction.atomic():
         if active.exists():
             raise games.GameError("an analysis of this game is already running")
-        analysis = Analysis.objects.create(game=game, visits=visits, record_fingerprint=key)
+        analysis = resumable(game, visits)
+        if analysis is None:
+            analysis = Analysis.objects.create(game=game, visits=visits, record_fingerprint=key)
+        else:
+            analysis.status, analysis.cancel_requested, analysis.error = Analysis.Status.PENDING, False, ""
+            analysis.save(update_fields=["status", "cancel_requested", "error", "updated"])
         if owner is None:
             return analysis.pk, None
         payload = {"analysis": analysis.pk}
         ticket = jobs.request(owner, jobs.Kind.GAME, payload, game_id=game_id, replace=False)
         return analysis.pk, ticket.job
+
+
+def resumable(game: Game, visits: int) -> Analysis | None:
+    """Return the game's latest analysis at ``visits`` a position that stopped part of the way
+    through (cancelled, or failed) with some positions done, if it is of the game as it stands;
+    else None."""
+    stopped = game.analyses.filter(
+        status__in=[Analysis.Status.CANCELLED, Analysis.Status.FAILED], visits=visits
+    )
+    latest = stopped.exclude(results=[]).first()
+    record = games.record_of(game)
+    if latest is None or not game_analysis.is_current(latest, game, record):
+        return None
+    return latest if len(latest.results) < len(record.main_line_moves()) + 1 else None
+
+
+def started_message(analysis_id: int) -> dict:
+    """Return the ``analysis_started`` message of an analysis: its id and the ``results`` it has
+    already (those of a resumed one; the page keeps them)."""
+    analysis = Analysis.objects.get(pk=analysis_id)
+    return {"type": "analysis_started", "analysis": analysis.pk, "record": analysis.record_fingerprint,
+            "results": analysis.results}
 
 
 def cancel_game_analysis(game_id: int) -> int:

@@ -16,9 +16,9 @@ from django.db import transaction
 
 from analysis.mcts import Evaluator
 from analysis.review.analyze import game_entry, game_positions
-from analysis.review.report import ranked_mistakes
+from analysis.review.report import ranked_mistakes, read_back
 from analysis.sgf import GameRecord
-from frontend.models import Analysis, Game
+from frontend.models import Analysis, Game, review_visits
 from frontend.services import games, notify
 
 Status = Analysis.Status
@@ -177,6 +177,26 @@ def state_message(analysis: Analysis) -> dict:
         "results": analysis.results,
         **ranked_mistakes(analysis.results),
     }
+
+
+def restore(game: Game, record: GameRecord) -> Analysis | None:
+    """Store the analysis that an uploaded ``record`` carries (this site's analysed SGF, read back:
+    :func:`analysis.review.report.read_back`) as the game's analysis, and return it: done when it
+    covers every position, else cancelled after the positions it has (analysing the game at its
+    depth resumes it); None when the record carries none.  Raises SgfError for a record that does
+    not replay (the upload form checked it)."""
+    results = read_back(record, game.rules)
+    if not results:
+        return None
+    total = len(record.main_line_moves()) + 1
+    return Analysis.objects.create(
+        game=game,
+        status=Status.DONE if len(results) == total else Status.CANCELLED,
+        total=total,
+        visits=max(entry["visits"] for entry in results) or review_visits(),
+        results=results,
+        record_fingerprint=record_key(game, record),
+    )
 
 
 def abandon_before(moment: datetime) -> int:

@@ -29,7 +29,7 @@ from analysis.play.clock import TimeControl
 from analysis.review.analyze import game_positions
 from analysis.review.ended import ended, territory_marks
 from analysis.review.ended import marked_dead as ended_marks
-from analysis.review.report import without_analysis
+from analysis.review.notes import without_analysis
 from analysis.sgf import GameRecord, read_sgf, replay, write_sgf
 from frontend.models import Game, other
 from frontend.services import clock
@@ -482,7 +482,7 @@ def timeline(record: GameRecord) -> dict:
     """Return the main line for the review page: moves, the board after each (``boards[k]``), the
     record's comments on the position after k moves (``comments[k]``, "" for none; a node without
     a move adds to the position before it), ``variations``: how many alternative lines branch
-    off the main line (the review follows the main line only), and ``total_moves``.
+    off the main line (the review page's game tree shows them), and ``total_moves``.
 
     A page holds at most ``GOWEB_MAX_GAME_MOVES`` moves (a record stored before the site bounded
     them may have more: the review shows its first ones), and the replay plays one position

@@ -24,22 +24,28 @@ MESSAGES: dict[str, dict[str, tuple[type, bool]]] = {
         "backpred_network": (str, False),
         "ownership": (bool, False),
         "depth": (str, False),
+        "node": (str, False),
     },
     "estimate": {"move_number": (int, False)},
     "analyze_game": {"depth": (str, False)},
     "compare": {"a": (str, True), "b": (str, True)},
     "cancel_analysis": {},
-    "features": {"move_number": (int, True), "set": (str, True), "plane": (str, True)},
+    "features": {"move_number": (int, True), "set": (str, True), "plane": (str, True), "node": (str, False)},
+    "tree": {},
+    "branch": {"node": (str, True), "moves": (list, True)},
+    "delete_branch": {"node": (str, True)},
+    "promote_branch": {"node": (str, True)},
 }
 
 # what is answered by this process alone: it neither changes the game nor queues work, so it needs
 # no Redis (frontend.services.outage)
 LOCAL = frozenset({"ping", "features"})
 
-# what a read-only viewer (a shared review's link) may send: nothing that changes the game
-READ_ONLY = frozenset({"ping", "state", "analyze", "features"})
+# what a read-only viewer (a shared review's link) may send: nothing that changes the game (the
+# variations it makes are its own, frontend.services.variations)
+READ_ONLY = frozenset({"ping", "state", "analyze", "features", "tree", "branch", "delete_branch"})
 
-_TYPE_NAMES = {str: "a string", int: "an integer", bool: "a boolean"}
+_TYPE_NAMES = {str: "a string", int: "an integer", bool: "a boolean", list: "a list"}
 
 
 class ProtocolError(ValueError):

@@ -49,10 +49,13 @@ export class FeatureViewer {
     $("feature-description").textContent = message.description;
   }
 
-  /** The plane of move `k` scaled to [0, 1], or null when none has come for that move. */
-  heat(k) {
+  /**
+   * The plane of move `k` (of the variation's node named `node`, if given) scaled to [0, 1], or
+   * null when none has come for that position.
+   */
+  heat(k, node) {
     const plane = this.#plane;
-    if (!plane || plane.move_number !== k) return null;
+    if (!plane || plane.move_number !== k || plane.node !== node) return null;
     const span = plane.high - plane.low || 1;
     return plane.values.map((v) => (v - plane.low) / span);
   }

@@ -14,6 +14,8 @@ import { showAnalysis } from "./review/analysis-panel.js";
 import { boardView } from "./review/board-view.js";
 import { bindNavigation } from "./review/navigation.js";
 import { Review } from "./review/state.js";
+import { TreeView, drawBranchMarks } from "./review/tree-view.js";
+import { bindBranching } from "./review/variations.js";
 import { followWholeGameAnalysis } from "./review/whole-game.js";
 
 const TOGGLES = ["show-candidates", "show-played", "show-ladders", "show-numbers", "show-coords"];
@@ -49,25 +51,31 @@ export function reviewPage(socket, { readOnly }) {
   const svg = $("goban");
   const review = new Review(readJson("timeline"));
   const viewer = new FeatureViewer(readJson("feature-sets"), (set, plane) =>
-    socket.send({ type: "features", move_number: review.k, set, plane }),
+    socket.send({ type: "features", move_number: review.k, set, plane, ...review.asked }),
   );
   const showGraph = () => {
     const mode = $("graph-mode").value;
     drawGraph($("graph"), review.entries, review.k, review.last, mode);
     $("graph-legend").textContent = graphLegend(review.entries, mode);
   };
+  const treeView = new TreeView((node) => {
+    review.show(node);
+    request();
+  });
   const render = () => {
     draw(svg, boardView(review, viewer));
+    drawBranchMarks(svg, review);
     $("move-label").textContent = `${review.k} / ${review.last}`;
-    $("record-comment").textContent = review.timeline.comments[review.k];
+    $("record-comment").textContent = review.comment;
     showAnalysis(review);
     showGraph();
+    treeView.show(review);
   };
   /** Ask for what the move shown needs (its analysis, its feature plane), and show it. */
   const request = () => {
     if (analysisMissing(review)) {
       const ownership = checked("show-territory");
-      socket.send({ type: "analyze", move_number: review.k, ownership, ...networks() });
+      socket.send({ type: "analyze", move_number: review.k, ownership, ...review.asked, ...networks() });
     }
     if (viewer.active) viewer.request();
     render();
@@ -76,23 +84,29 @@ export function reviewPage(socket, { readOnly }) {
     review.moveTo(to);
     request();
   };
+  const along = (to) => {
+    review.moveAlong(to);
+    request();
+  };
 
   socket.on("state", () => {
     $("status").textContent = `${review.last} moves. Keys: ← → Home End to move, n and N to the next and previous mistake, [ ] feature planes.`;
+    socket.send({ type: "tree" });
     request();
   });
   socket.on("analysis", (m) => {
     if (!askedNow(m)) return; // an answer to menus since changed: their answer is on its way
     review.keep(m);
-    if (m.move_number === review.k) render();
+    if (review.shows(m)) render();
   });
   socket.on("features", (m) => {
     viewer.received(m);
     render();
   });
   followWholeGameAnalysis(socket, review, { render, showGraph, go, readOnly });
-  bindNavigation(svg, review, go);
+  bindNavigation(svg, review, go, along);
   bindVariations(svg, review, render);
+  bindBranching(socket, svg, review, { showNode: request, go });
   for (const id of TOGGLES) $(id).onchange = render;
   $("show-territory").onchange = request;
   $("graph-mode").onchange = showGraph;

@@ -28,7 +28,7 @@ export function boardView(review, viewer) {
     board: review.board,
     last: review.lastMove,
     coords: checked("show-coords"),
-    numbers: checked("show-numbers") ? moveNumbers(review.timeline.moves, review.k, review.board, n) : null,
+    numbers: checked("show-numbers") ? moveNumbers(review.lineMoves, review.k, review.board, n) : null,
     candidates: checked("show-candidates") && a ? a.candidates : null,
     ladders: checked("show-ladders") && position ? position.ladders : null,
     territory: territory(position),
@@ -61,6 +61,6 @@ function heat(review, viewer) {
   const n = review.size;
   if (mode === "policy" && position) return position.policy.slice(0, n * n);
   if (mode === "backpred" && position && position.backpred) return position.backpred;
-  if (mode === "features") return viewer.heat(review.k);
+  if (mode === "features") return viewer.heat(review.k, review.asked.node);
   return null;
 }

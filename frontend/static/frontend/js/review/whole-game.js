@@ -46,12 +46,20 @@ export function followWholeGameAnalysis(socket, review, { render, showGraph, go,
   /** Whether message `m` is about an analysis of the game as the page shows it (not of moves since
    * undone or added, whose analysis may still be running). */
   const ours = (m) => !m.record || m.record === review.timeline.record;
-  socket.on("analysis_started", () => {
+  socket.on("analysis_started", (m) => {
     review.entries.length = 0;
+    const kept = m.results ?? []; // a cancelled analysis resumed: its positions done stay
+    kept.forEach((e) => {
+      review.entries[e.move_number] = e;
+    });
     review.mistakes = null;
     showSummary(null);
     $("mistakes").replaceChildren(listItem("The analysis is running: its mistakes come when it ends."));
-    status("Analysis started: its first position comes in a moment…");
+    status(
+      kept.length
+        ? `Analysis resumed after ${kept.length} position${kept.length === 1 ? "" : "s"}: the next one comes in a moment…`
+        : "Analysis started: its first position comes in a moment…",
+    );
     setAnalysing(true);
     render();
   });

@@ -1,0 +1,234 @@
+"""Variations on the review board: the game tree the page shows, and the changes made to it.
+
+The tree is the record's (:mod:`analysis.sgf.tree`): its own variations and those made on the
+board.  A node is named on the wire by its line from the start, ``"BE5 WC3 Bpass"``
+(:func:`parse_node`; ``""`` is the start).  The owner's changes to a finished game are saved in its
+record, the game's SGF, and so is the analysis of each variation's position (its node's ``SBKV``,
+``SBKS`` and comment, :func:`analysis.review.notes.write_node`), so that the downloaded SGF has
+them.  A share link's viewer explores a copy of the record that the socket keeps (``private``):
+nothing they do reaches the owner's game.  Each function takes the game id, whether the socket is
+read-only and its copy (None: none yet), and returns the ``tree`` message to send and the copy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from django.db import transaction
+
+from analysis.go.coords import BLACK, WHITE, CoordinateError, from_gtp, to_gtp
+from analysis.review.notes import read_node, without_analysis, write_node
+from analysis.sgf import GameRecord, SgfError, SgfNode, write_sgf
+from analysis.sgf.tree import (
+    TreeError,
+    anchor,
+    delete,
+    extend,
+    find,
+    is_main_line,
+    line_of,
+    move_children,
+    position_after,
+    walk,
+)
+from analysis.sgf.tree import promote as promote_line
+from frontend.models import Game
+from frontend.services import games
+
+MAX_LINE = 1000  # moves in a node's name
+MAX_MOVES = 60  # moves played on in one request (a candidate's variation is at most 20)
+MAX_SHOWN = 2000  # nodes of a tree message: a bigger tree (an uploaded joseki file) is cut
+MAX_NODES = 5000  # nodes of a record that variations are still added to
+COLORS = {"B": BLACK, "W": WHITE}
+ENTRY_FIELDS = ("to_play", "black_winrate", "black_score_lead", "visits", "best", "candidates")
+
+
+class VariationError(ValueError):
+    """A change of the tree that cannot be made, said for the player."""
+
+
+def parse_node(name: str, size: int) -> list[tuple[int, int]]:
+    """Return the line of moves a node's name spells (``"BE5 WC3 Bpass"``) on a ``size`` board.
+
+    Raises VariationError for a name that is not such a line, or too long.
+    """
+    words = name.split()
+    if len(words) > MAX_LINE:
+        raise VariationError(f"a line of more than {MAX_LINE} moves")
+    line = []
+    for word in words:
+        if word[:1] not in COLORS:
+            raise VariationError(f"bad move {word[:8]!r} in a node's name: a colour B or W, then a vertex")
+        try:
+            line.append((COLORS[word[0]], from_gtp(word[1:], size)))
+        except CoordinateError as e:
+            raise VariationError(f"bad move {word[:8]!r} in a node's name: {e}") from None
+    return line
+
+
+@dataclass
+class _Edit:
+    """The record being explored and whether it is the game's own (saved after the change)."""
+
+    game: Game
+    record: GameRecord
+    saved: bool
+
+
+def _require_over(game: Game) -> None:
+    if game.phase != Game.Phase.FINISHED:
+        raise VariationError("the game is still being played: its variations can be explored once it is over")
+
+
+@contextmanager
+def _editing(
+    game_id: int, read_only: bool, private: GameRecord | None, change: bool = True
+) -> Iterator[_Edit]:
+    """Yield the record to explore: the owner's game, locked and saved at the end if it changed, or
+    the socket's copy (a fresh one from the game when it has none).  Without ``change`` nothing is
+    locked or saved; raises VariationError for a ``change`` of a game still being played."""
+    with transaction.atomic():
+        game = (Game.objects.select_for_update() if change else Game.objects).get(pk=game_id)
+        if change:
+            _require_over(game)
+        if read_only:
+            yield _Edit(game, private if private is not None else games.record_of(game), False)
+            return
+        edit = _Edit(game, games.record_of(game), True)
+        yield edit
+        if change and (text := write_sgf(edit.record).decode()) != game.sgf:
+            game.sgf = text
+            game.save(update_fields=["sgf", "updated"])
+
+
+def _find(record: GameRecord, name: str) -> SgfNode:
+    try:
+        return find(record, parse_node(name, record.size))
+    except TreeError as e:
+        raise VariationError(f"{e} (the tree changed: reload the page)") from None
+
+
+def _done(edit: _Edit, current: SgfNode | None, **extra: object) -> tuple[dict, GameRecord | None]:
+    message = tree_message(edit.game, edit.record, current, edit.saved)
+    return {**message, **extra}, None if edit.saved else edit.record
+
+
+def show(game_id: int, read_only: bool, private: GameRecord | None) -> tuple[dict, GameRecord | None]:
+    """Return the tree as it stands (a viewer's copy starts again from the owner's game), with no
+    ``current`` node: the page stays where it is."""
+    with _editing(game_id, read_only, None, change=False) as edit:
+        return _done(edit, None)
+
+
+def branch(
+    game_id: int, read_only: bool, private: GameRecord | None, name: str, moves: Sequence[object]
+) -> tuple[dict, GameRecord | None]:
+    """Play ``moves`` (GTP vertices, in turn from the player to move) on from the node ``name``:
+    a new variation where the tree does not hold them.  The new ``current`` node is the last one.
+
+    Raises VariationError for a bad node, too many moves, a tree of :data:`MAX_NODES` nodes or the
+    end of the main line (a move there would lengthen the game's record), CoordinateError for a
+    bad vertex and IllegalMoveError (with its reason) for an illegal move.
+    """
+    if not 1 <= len(moves) <= MAX_MOVES or not all(isinstance(m, str) for m in moves):
+        raise VariationError(f"branch: moves must be 1 to {MAX_MOVES} vertices")
+    with _editing(game_id, read_only, private) as edit:
+        record = edit.record
+        node = _find(record, name)
+        try:
+            position = position_after(record, line_of(record, node), edit.game.rules)
+        except SgfError as e:
+            raise VariationError(f"this line cannot be played on: {e}") from None
+        if sum(1 for _ in record.nodes()) + len(moves) > MAX_NODES:
+            raise VariationError(f"the game tree has the most nodes it may have ({MAX_NODES}): "
+                                 "delete a variation first")
+        if is_main_line(node) and not move_children(node):
+            raise VariationError("the game ends here, and its record is kept as it is: "
+                                 "variations branch from the positions before")
+        line = []
+        for vertex in moves:
+            point, color = from_gtp(vertex, record.size), position.to_play
+            position.play(point)  # IllegalMoveError names the move and why
+            line.append((color, point))
+        return _done(edit, extend(record, node, line))
+
+
+def delete_branch(
+    game_id: int, read_only: bool, private: GameRecord | None, name: str
+) -> tuple[dict, GameRecord | None]:
+    """Delete the node ``name`` and what follows it; its parent becomes ``current``.
+
+    Raises VariationError for a node of the game's main line (only variations are deleted).
+    """
+    with _editing(game_id, read_only, private) as edit:
+        node = _find(edit.record, name)
+        if is_main_line(node):
+            raise VariationError("the game's own moves are not deleted: only its variations")
+        return _done(edit, delete(edit.record, node))
+
+
+def promote_branch(
+    game_id: int, read_only: bool, private: GameRecord | None, name: str
+) -> tuple[dict, GameRecord | None]:
+    """Make the line to node ``name`` the main line of an uploaded game (the owner's: a shared
+    review may not ask, :data:`frontend.services.protocol.READ_ONLY`); the message says
+    ``main_line_changed`` (its analysis is of another game now: the page reloads).
+
+    Raises VariationError for a game played on the site, whose moves are its history.
+    """
+    with _editing(game_id, read_only, private) as edit:
+        if edit.game.kind != Game.Kind.REVIEW:
+            raise VariationError("a game played here keeps its moves: its variations cannot replace them")
+        node = _find(edit.record, name)
+        promote_line(node)
+        return _done(edit, node, main_line_changed=True)
+
+
+def keep_analysis(game_id: int, message: dict) -> None:
+    """Save the position ``analysis`` message of a variation's node (named by its ``node``) into the
+    owner's game: its node's ``SBKV``, ``SBKS`` and comment.  Nothing is saved for a node of the
+    main line (the whole-game analysis keeps those) or one deleted meanwhile."""
+    try:
+        with _editing(game_id, False, None) as edit:
+            node = find(edit.record, parse_node(message["node"], edit.record.size))
+            if not is_main_line(node):
+                write_node(node, {key: message.get(key) for key in ENTRY_FIELDS})
+    except (TreeError, VariationError, Game.DoesNotExist):
+        return
+
+
+def tree_message(game: Game, record: GameRecord, current: SgfNode | None, saved: bool) -> dict:
+    """Return the ``tree`` message (docs/protocol.md): every node the board can show, the start
+    first, each with its ``move``, ``parent``, ``children`` (the main line first) and ``main``
+    (whether it is on the main line); off the main line also its ``board``, its players'
+    ``comment`` and the ``analysis`` saved in it; ``current``: the index of the node to show (None:
+    the page stays where it is); ``cut``: whether the tree had more than :data:`MAX_SHOWN` nodes,
+    the variations found last left out."""
+    _, placed = walk(record, game.rules)
+    root = anchor(record)
+    index = {id(root): 0}
+    nodes: list[dict] = [{"move": None, "parent": None, "children": [], "main": True}]
+    size = record.size
+    cut = False
+    for item in placed:
+        if len(nodes) > MAX_SHOWN:
+            cut = True  # the main line came first: the variations found last are left out
+            break
+        node, parent = item.node, index[id(item.parent)]
+        color, point = node.move(size)
+        entry = {"move": ["B" if color == BLACK else "W", to_gtp(point, size)], "parent": parent,
+                 "children": [], "main": is_main_line(node)}
+        if not entry["main"]:
+            position = item.position
+            saved_analysis = read_node(node)
+            if saved_analysis is not None:
+                saved_analysis["to_play"] = "B" if position.to_play == BLACK else "W"
+            entry.update(board=games.board_string(position), comment=without_analysis(node.comment),
+                         analysis=saved_analysis)
+        index[id(node)] = len(nodes)
+        nodes[parent]["children"].append(len(nodes))
+        nodes.append(entry)
+    shown = None if current is None else index.get(id(current), 0)
+    return {"type": "tree", "nodes": nodes, "current": shown, "saved": saved, "cut": cut}

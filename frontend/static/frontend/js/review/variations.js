@@ -1,0 +1,80 @@
+/**
+ * Variations on the review board, as in Sabaki and KaTrain: a click on a point plays it from the
+ * position shown (a new branch of the game tree, or the move the tree holds there), a click on a
+ * candidate in the list (or a shift-click on the board while its line shows) plays its whole line, Pass passes, and the tree's buttons delete a
+ * variation or make it the main line; ↑ ↓ switch between the variations at the nearest fork. The
+ * server checks each move and answers with the `tree` (docs/protocol.md): the owner's variations
+ * are saved with the game, a shared review's viewer explores its own.
+ */
+
+import { toGtp } from "../coords.js";
+import { $ } from "../dom.js";
+import { pointAt } from "../goban.js";
+import { addShortcuts } from "../shortcuts.js";
+import { GameTree } from "./tree.js";
+
+/** The move a reloaded page shows first: `#move=N` (a branch just made the main line sets it). */
+const MOVE_HASH = /^#move=(\d+)$/;
+
+/**
+ * Run the variations of `review` over `socket` on the board `svg`: `showNode()` redraws and asks
+ * for what the node shown needs, `go(k)` shows move k of the main line.
+ */
+export function bindBranching(socket, svg, review, { showNode, go }) {
+  const n = review.size;
+  const playFrom = (moves) => socket.send({ type: "branch", node: review.tree.name(review.node), moves });
+  const visit = (node) => {
+    review.show(node);
+    showNode();
+  };
+  socket.on("tree", (m) => {
+    if (m.main_line_changed) {
+      location.hash = `move=${review.tree.depth(m.current)}`;
+      location.reload();
+      return;
+    }
+    $("error").textContent = ""; // a move refused before is no longer the news
+    const [name, k] = [review.tree.name(review.node), review.k];
+    review.tree = new GameTree(m.nodes);
+    review.saved = m.saved;
+    review.treeCut = m.cut;
+    visit(m.current ?? review.tree.find(name) ?? review.tree.mainAt(k)); // none: stay where the page is
+  });
+  svg.addEventListener("click", (event) => {
+    const line = review.line;
+    if (event.shiftKey && line) {
+      playFrom(line.pv?.length ? line.pv : [line.move]); // the candidate's line under the mouse
+      return;
+    }
+    const p = pointAt(svg, event, n);
+    if (p === null) return;
+    const vertex = toGtp(Math.floor(p / n), p % n, n);
+    const known = review.tree.childPlaying(review.node, vertex);
+    if (known !== undefined) visit(known);
+    else if (review.board[p] === ".") playFrom([vertex]);
+  });
+  $("candidate-list").addEventListener("click", (event) => {
+    const move = event.target.closest("li")?.dataset.move;
+    const candidate = review.analysis?.candidates?.find((c) => c.move === move);
+    if (candidate) playFrom(candidate.pv?.length ? candidate.pv : [candidate.move]);
+  });
+  $("pass-branch").onclick = () => playFrom(["pass"]);
+  $("delete-branch").onclick = () => socket.send({ type: "delete_branch", node: review.tree.name(review.node) });
+  const promote = $("promote-branch");
+  if (promote) promote.onclick = () => socket.send({ type: "promote_branch", node: review.tree.name(review.node) });
+  const switchVariation = (step) => {
+    const tree = review.tree;
+    let fork = review.node;
+    while (tree.nodes[fork].parent !== null && tree.nodes[tree.nodes[fork].parent].children.length < 2) {
+      fork = tree.nodes[fork].parent;
+    }
+    if (tree.nodes[fork].parent === null) return;
+    visit(tree.along(tree.sibling(fork, step), review.k));
+  };
+  addShortcuts(() => ({ ArrowUp: () => switchVariation(-1), ArrowDown: () => switchVariation(1) }));
+  const asked = MOVE_HASH.exec(location.hash);
+  if (asked) {
+    history.replaceState(null, "", location.pathname + location.search);
+    go(Number(asked[1]));
+  }
+}

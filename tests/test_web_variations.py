@@ -1,0 +1,170 @@
+"""Variations over the board websocket: the tree, branches played, analysed, saved, deleted and
+promoted by the owner, and a share link's viewer exploring its own without changing the game."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from asgiref.sync import sync_to_async
+from channels.testing import WebsocketCommunicator
+from django.db import connections
+
+from analysis.sgf import read_sgf
+from analysis.sgf.tree import find, move_children
+from frontend.models import Game
+from frontend.services import dispatch, variations
+from goweb.asgi import application
+from tests.web_helpers import ORIGIN, connect, make_game, new_session, receive_until
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+RECORD = "(;GM[1]FF[4]SZ[9]KM[7.5];B[ee](;W[cc];B[gc])(;W[gg]C[the other reply]))"
+
+
+def _forget_connection() -> None:
+    if hasattr(connections._connections, "default"):
+        del connections["default"]
+
+
+@pytest.fixture(autouse=True)
+def _forget_thread_connection():
+    """Drop the connection the consumers left in asgiref's sync thread (as test_web_consumer does)."""
+    yield
+    asyncio.run(sync_to_async(_forget_connection)())
+
+
+def review_game(key: str) -> Game:
+    game = make_game(key)
+    game.sgf, game.kind, game.phase = RECORD, Game.Kind.REVIEW, Game.Phase.FINISHED
+    game.save()
+    return game
+
+
+def is_tree(message: dict) -> bool:
+    return message["type"] == "tree"
+
+
+def shown(tree: dict) -> list[str]:
+    """The moves from the start to the tree's current node."""
+    nodes, at, line = tree["nodes"], tree["current"], []
+    while nodes[at]["parent"] is not None:
+        line.append("".join(nodes[at]["move"]))
+        at = nodes[at]["parent"]
+    return line[::-1]
+
+
+def test_the_owner_branches_analyses_deletes_and_promotes_and_the_record_keeps_it(settings) -> None:
+    settings.GOWEB_REVIEW_VISITS = 4
+    key = new_session()
+    game = review_game(key)
+
+    async def scenario() -> None:
+        ws = await connect(game.pk, key)
+        await ws.send_json_to({"type": "tree"})
+        tree = await receive_until(ws, is_tree)
+        assert tree["saved"] is True and len(tree["nodes"]) == 5
+        e5 = tree["nodes"][tree["nodes"][0]["children"][0]]
+        g3 = tree["nodes"][e5["children"][1]]
+        assert g3["main"] is False and g3["comment"] == "the other reply" and g3["board"][60] == "O"
+        await ws.send_json_to({"type": "branch", "node": "BE5 WC7", "moves": ["D4", "F4"]})
+        tree = await receive_until(ws, is_tree)
+        assert shown(tree) == ["BE5", "WC7", "BD4", "WF4"]
+        await ws.send_json_to({"type": "branch", "node": "BE5 WC7", "moves": ["C7"]})
+        error = await receive_until(ws, lambda m: m["type"] == "error")
+        assert error["message"] == "illegal move: black C7: the point is already occupied"
+        await ws.send_json_to({"type": "analyze", "move_number": 0, "node": "BE5 WC7 BD4 WF4"})
+        answer = await receive_until(ws, lambda m: m["type"] == "analysis")
+        assert answer["node"] == "BE5 WC7 BD4 WF4" and answer["move_number"] == 4 and answer["to_play"] == "B"
+        await dispatch.wait_idle()
+        await ws.send_json_to({"type": "delete_branch", "node": "BE5 WG3"})
+        tree = await receive_until(ws, is_tree)
+        assert shown(tree) == ["BE5"]
+        await ws.send_json_to({"type": "delete_branch", "node": "BE5 WC7"})
+        error = await receive_until(ws, lambda m: m["type"] == "error")
+        assert error["message"] == "the game's own moves are not deleted: only its variations"
+        await ws.send_json_to({"type": "promote_branch", "node": "BE5 WC7 BD4"})
+        tree = await receive_until(ws, is_tree)
+        assert tree["main_line_changed"] is True and shown(tree) == ["BE5", "WC7", "BD4"]
+        await ws.disconnect()
+
+    asyncio.run(scenario())
+    game.refresh_from_db()
+    record = read_sgf(game.sgf)
+    assert record.main_line_moves() == [(1, 40), (-1, 20), (1, 48), (-1, 50)]
+    assert b"gg" not in game.sgf.encode()
+    analysed = find(record, variations.parse_node("BE5 WC7 BD4 WF4", 9))
+    assert analysed.get("SBKV") is not None and "Black win rate" in analysed.comment
+    c7 = find(record, variations.parse_node("BE5 WC7", 9))
+    assert [n.move(9)[1] for n in move_children(c7)] == [48, 24]  # D4 promoted, G7 its variation
+
+
+def test_a_share_links_viewer_explores_variations_without_changing_the_owners_game(settings) -> None:
+    settings.GOWEB_REVIEW_VISITS = 4
+    key = new_session()
+    game = review_game(key)
+    game.share_token = "variation-test-token"
+    game.save()
+
+    async def scenario() -> None:
+        viewer = WebsocketCommunicator(application, f"/ws/shared/{game.share_token}/", headers=[ORIGIN])
+        assert (await viewer.connect())[0]
+        await viewer.send_json_to({"type": "branch", "node": "BE5", "moves": ["D4"]})
+        tree = await receive_until(viewer, is_tree)
+        assert tree["saved"] is False and shown(tree) == ["BE5", "WD4"]
+        await viewer.send_json_to({"type": "branch", "node": "BE5 WD4", "moves": ["F4"]})
+        assert shown(await receive_until(viewer, is_tree)) == ["BE5", "WD4", "BF4"]
+        await viewer.send_json_to({"type": "analyze", "move_number": 0, "node": "BE5 WD4 BF4"})
+        assert (await receive_until(viewer, lambda m: m["type"] == "analysis"))["node"] == "BE5 WD4 BF4"
+        await viewer.send_json_to({"type": "branch", "node": "BE5 WD4 BF4", "moves": ["pass", "C3"]})
+        assert shown(await receive_until(viewer, is_tree)) == ["BE5", "WD4", "BF4", "Wpass", "BC3"]
+        await viewer.send_json_to({"type": "promote_branch", "node": "BE5 WD4"})
+        error = await receive_until(viewer, lambda m: m["type"] == "error")
+        assert error["message"] == "this shared review is read-only: 'promote_branch' is not allowed"
+        await dispatch.wait_idle()
+        await viewer.disconnect()
+
+    asyncio.run(scenario())
+    game.refresh_from_db()
+    assert game.sgf == RECORD  # neither D4 nor the analysis reached the owner's record
+
+
+def test_a_bad_node_name_or_move_list_gets_a_clear_error() -> None:
+    key = new_session()
+    game = review_game(key)
+    playing = make_game(key)
+
+    async def scenario() -> None:
+        ws = await connect(playing.pk, key)
+        await ws.send_json_to({"type": "tree"})  # a game in play shows its tree, and takes no variation
+        assert len((await receive_until(ws, is_tree))["nodes"]) == 1
+        await ws.send_json_to({"type": "branch", "node": "", "moves": ["E5"]})
+        error = await receive_until(ws, lambda m: m["type"] == "error")
+        assert error["message"].startswith("the game is still being played")
+        await ws.disconnect()
+        ws = await connect(game.pk, key)
+        for message, text in (
+            ({"type": "branch", "node": "XE5", "moves": ["D4"]}, "bad move 'XE5'"),
+            ({"type": "branch", "node": "BE5 WD4", "moves": ["D4"]}, "the tree has no move 2 white D4"),
+            ({"type": "branch", "node": "BE5", "moves": []}, "moves must be 1 to 60 vertices"),
+            ({"type": "branch", "node": "BE5", "moves": [3]}, "moves must be 1 to 60 vertices"),
+            ({"type": "analyze", "move_number": 0, "node": "BE5 WE5"}, "move 2"),
+            ({"type": "branch", "node": "BE5 WC7 BG7", "moves": ["A1"]}, "the game ends here"),
+        ):
+            await ws.send_json_to(message)
+            error = await receive_until(ws, lambda m: m["type"] == "error")
+            assert text in error["message"], error
+        await ws.disconnect()
+
+    asyncio.run(scenario())
+
+
+def test_a_huge_tree_comes_cut_after_its_main_line_and_takes_no_more_variations(monkeypatch) -> None:
+    key = new_session()
+    game = review_game(key)
+    monkeypatch.setattr(variations, "MAX_SHOWN", 3)
+    message = variations.tree_message(game, read_sgf(RECORD), None, True)
+    assert message["cut"] is True and [n["main"] for n in message["nodes"]] == [True] * 4
+    monkeypatch.setattr(variations, "MAX_NODES", 5)  # the record has 5
+    with pytest.raises(variations.VariationError, match="the most nodes it may have"):
+        variations.branch(game.pk, False, None, "BE5", ["D4"])
