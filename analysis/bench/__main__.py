@@ -31,13 +31,16 @@ BENCHES = {
 
 
 def machine() -> dict:
-    """Return a short description of the machine the figures come from."""
+    """Return a short description of the machine the figures come from (its GPU's name, if any)."""
     import os
+
+    import torch
 
     from analysis.nets.precision import cpu_has_bf16
 
+    gpu = torch.cuda.get_device_name() if torch.cuda.is_available() else None
     return {"python": platform.python_version(), "cpu": platform.processor() or platform.machine(),
-            "cores": os.cpu_count(), "cpu_bf16": cpu_has_bf16()}
+            "cores": os.cpu_count(), "cpu_bf16": cpu_has_bf16(), "gpu": gpu}
 
 
 def main(argv: list[str] | None = None) -> int:

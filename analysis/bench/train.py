@@ -122,16 +122,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--workers", type=int, default=0,
                         help="loader processes feeding the pipeline's loop (default: the cores less one)")
     parser.add_argument("--pipeline-only", action="store_true", help="measure the pipeline figures alone")
+    parser.add_argument("--step-variants", default="",
+                        help="comma-separated variants of the step alone to time too: channels_last, "
+                             "compile, channels_last+compile")
 
 
-def pipeline(presets: list[str], batch: int, workers: int, seconds: float) -> dict:
+def pipeline(presets: list[str], batch: int, workers: int, seconds: float,
+             variants: tuple[str, ...] = ()) -> dict:
     """Return :func:`analysis.bench.train_pipeline.preset_figures` of each preset.  Raises
-    FileNotFoundError when the training month is missing."""
-    return {name: preset_figures(name, batch, workers, seconds) for name in presets}
+    FileNotFoundError when the training month is missing, KeyError for an unknown variant."""
+    return {name: preset_figures(name, batch, workers, seconds, variants=variants) for name in presets}
 
 
 def run(quick: bool = False, threads: int = 0, presets: str = "", pipeline_batch: int = 0, workers: int = 0,
-        pipeline_only: bool = False) -> dict:
+        pipeline_only: bool = False, step_variants: str = "") -> dict:
     """Return the figures: the yardsticks, the training rate and efficiency in each dtype, every candidate
     preset's training rate, and the sampler's start-up time and rate; on ``threads`` torch threads
     when it is positive; then the whole pipeline of ``presets`` (:func:`pipeline`).  With
@@ -142,7 +146,8 @@ def run(quick: bool = False, threads: int = 0, presets: str = "", pipeline_batch
     names = [n for n in presets.split(",") if n] or (
         [TRAINING_DEFAULT, "golois-b10c128"] if gpu else [TRAINING_DEFAULT])
     figures_of_pipeline = pipeline(names, pipeline_batch or (256 if gpu else 128),
-                                   workers or max(1, (os.cpu_count() or 2) - 1), 2.0 if quick else 10.0)
+                                   workers or max(1, (os.cpu_count() or 2) - 1), 2.0 if quick else 10.0,
+                                   tuple(v for v in step_variants.split(",") if v))
     if pipeline_only:
         return {"pipeline": figures_of_pipeline}
     if threads > 0:

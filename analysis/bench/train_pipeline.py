@@ -6,7 +6,8 @@ For each preset, on the device training would use (CUDA when available):
   stream, in this process) reading the SGF month and its labels, or the packed archive
   (``python -m analysis.train.pack``), after its first batch (whose seconds are given apart);
 - ``step_alone``: samples/s of training steps (:func:`analysis.train.loop.train_step`) on one
-  random batch already on the device: the most the device can do;
+  random batch already on the device: the most the device can do; with ``variants``, the same
+  in NHWC memory (``--channels-last``) and compiled (``--compile``), to choose by measurement;
 - ``loop``: samples/s of the whole loop, ``workers`` loader processes feeding the steps through
   the training loop's DataLoader (:func:`analysis.train.loop.batch_loader`), from the packed
   archive when there is one; ``loop_of_step`` is its share of ``step_alone`` (the issue's goal on
@@ -30,8 +31,7 @@ from analysis.bench.nn import BOARD
 from analysis.bench.positions import SHARED_DATA
 from analysis.nets import precision
 from analysis.nets.presets import Config, build, get_preset
-from analysis.train.loop import TrainConfig, _Stream, batch_loader, train_step
-from analysis.train.losses import AllHeads
+from analysis.train.loop import TrainConfig, _Stream, batch_loader, train_step, trainer
 
 TRAIN_FOLDER = SHARED_DATA / "tygem-9d" / "train"
 LABELS = SHARED_DATA / "katago-b6c96" / "labels.npz"
@@ -60,10 +60,25 @@ def _sync(device: torch.device) -> None:
 
 
 def _trainer(config: Config, cfg: TrainConfig,
-             device: torch.device) -> tuple[AllHeads, torch.optim.Optimizer]:
+             device: torch.device) -> tuple[torch.nn.Module, torch.optim.Optimizer]:
     torch.manual_seed(0)
-    model = build(config).to(device).train()
-    return AllHeads(model), torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
+    memory = torch.channels_last if cfg.channels_last else None
+    model = build(config).to(device, memory_format=memory).train()
+    optimizer = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
+    return trainer(model, cfg, device, distributed=False), optimizer
+
+
+VARIANTS = {"plain": {}, "channels_last": {"channels_last": True}, "compile": {"compile": True},
+            "channels_last+compile": {"channels_last": True, "compile": True}}
+
+
+def step_variants(config: Config, cfg: TrainConfig, device: torch.device, dtype: torch.dtype,
+                  seconds: float, names: list[str]) -> dict[str, float]:
+    """Return the step alone's samples/s with each of ``names`` (keys of ``VARIANTS``: NHWC
+    memory, torch.compile, both; its compiling is in the warm-up, not in the rate).
+    Raises KeyError for an unknown variant."""
+    return {name: round(step_alone(config, replace(cfg, **VARIANTS[name]), device, dtype, seconds), 1)
+            for name in names}
 
 
 def _rate(steps: Iterator[int], seconds: float, device: torch.device, warmup: int = 3) -> float:
@@ -154,12 +169,13 @@ def whole_loop(config: Config, cfg: TrainConfig, device: torch.device, dtype: to
     return rate, busy.share
 
 
-def preset_figures(preset: str, batch: int, workers: int, seconds: float, packed: Path = PACKED) -> dict:
+def preset_figures(preset: str, batch: int, workers: int, seconds: float, packed: Path = PACKED,
+                   variants: tuple[str, ...] = ()) -> dict:
     """Return the figures of the module docstring for ``preset`` at ``batch`` samples a step.
 
     The SGF loader reads the first training month with KataGo's labels of it; the packed one and
     the loop read ``packed`` when it exists (the loop reads the SGF month otherwise).
-    Raises FileNotFoundError when the training month is missing.
+    Raises FileNotFoundError when the training month is missing, KeyError for an unknown variant.
     """
     if not (TRAIN_FOLDER / "2010-01.zip").exists():
         raise FileNotFoundError(TRAIN_FOLDER / "2010-01.zip")
@@ -181,6 +197,8 @@ def preset_figures(preset: str, batch: int, workers: int, seconds: float, packed
         figures["loader_packed"] = {"samples_per_s": round(rate, 1),
                                     "seconds_to_first_batch": round(startup, 2)}
     alone = step_alone(config, sgf, device, dtype, seconds)
+    if variants:
+        figures["step_alone_variants"] = step_variants(config, sgf, device, dtype, seconds, list(variants))
     loop, busy = whole_loop(config, fed, device, dtype, 2 * seconds)
     figures.update(step_alone=round(alone, 1), loop=round(loop, 1), loop_of_step=round(loop / alone, 3),
                    loop_reads="packed" if fed is not sgf else "sgf", gpu_busy=busy)

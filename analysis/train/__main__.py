@@ -62,6 +62,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--device", default="auto", help="auto (CUDA when available), cpu, cuda or cuda:N")
     p.add_argument("--ddp-backend", choices=list(DDP_BACKENDS), default="auto",
                    help="under torchrun: auto picks nccl when every local rank has its own GPU, else gloo")
+    p.add_argument("--channels-last", action="store_true",
+                   help="keep weights and activations in NHWC (measure it: python -m analysis.bench train)")
+    p.add_argument("--compile", action="store_true", help="torch.compile the network (measure it first)")
     p.add_argument("--ladder-set", action="store_true",
                    help="train on the ladder positions of --data (Tang & Kaneko's ladder set, 85%% of its "
                         "games) and validate on the other 15%%, instead of on --validation")

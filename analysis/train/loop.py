@@ -91,6 +91,8 @@ class TrainConfig:
     seed: int = 0
     dtype: str = "auto"  # auto, float32 or bfloat16
     device: str = "auto"  # auto (CUDA when available), cpu, cuda or cuda:N
+    channels_last: bool = False  # the weights and activations in NHWC (faster convolutions on some GPUs)
+    compile: bool = False  # torch.compile the network (a minute of compiling first; measure it)
     ddp_backend: str = "auto"  # under torchrun: auto, nccl or gloo (see ddp_backend)
     workers: int = 1
     ladder_set: bool = False  # train and validate on the ladder set of ``data`` (Tang & Kaneko)
@@ -137,6 +139,16 @@ def batch_loader(stream: IterableDataset, workers: int, device: torch.device) ->
     runs beside the computation (:func:`analysis.train.losses.losses` copies without blocking)."""
     return DataLoader(stream, batch_size=None, num_workers=workers, prefetch_factor=4 if workers else None,
                       pin_memory=device.type == "cuda")
+
+
+def trainer(model: torch.nn.Module, cfg: TrainConfig, device: torch.device,
+            distributed: bool) -> torch.nn.Module:
+    """Return what the loop calls on a batch: ``model`` returning all its heads (:class:`AllHeads`),
+    under DistributedDataParallel when ``distributed``, compiled with ``cfg.compile``."""
+    net: torch.nn.Module = AllHeads(model)
+    if distributed:
+        net = DistributedDataParallel(net, device_ids=[device.index] if device.type == "cuda" else None)
+    return torch.compile(net) if cfg.compile else net
 
 
 def train_step(net: torch.nn.Module, optimizer: torch.optim.Optimizer, batch: dict, cfg: TrainConfig,
@@ -283,7 +295,7 @@ def _start(cfg: TrainConfig, device: torch.device) -> _Run:
     state = checkpoint.load(cfg.resume) if cfg.resume else None
     preset = state["preset"] if state else cfg.preset
     config = config_from_dict(state["config"]) if state else get_preset(cfg.preset)
-    model = build(config).to(device)
+    model = build(config).to(device, memory_format=torch.channels_last if cfg.channels_last else None)
     opt_cls = torch.optim.AdamW if cfg.optimizer == "adamw" else torch.optim.SGD
     opt_args = {"lr": cfg.lr, "weight_decay": cfg.weight_decay}
     if cfg.optimizer == "sgd":
@@ -482,8 +494,7 @@ def train(cfg: TrainConfig) -> dict:
     run = _start(cfg, device)
     model, optimizer, schedule, average = run.model, run.optimizer, run.schedule, run.average
     samples, metrics = run.samples, run.metrics
-    gpus = [device.index] if device.type == "cuda" else None
-    net = DistributedDataParallel(AllHeads(model), device_ids=gpus) if distributed else AllHeads(model)
+    net = trainer(model, cfg, device, distributed)
 
     world = dist.get_world_size() if distributed else 1
     ladder = ladders.load_or_build(cfg.data, cfg.ladder_games) if cfg.ladder_set else None
