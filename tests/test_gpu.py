@@ -115,3 +115,9 @@ def test_a_search_on_cuda_in_the_gpus_dtype_returns_legal_analysis() -> None:
     result = Search(pos, evaluator, SearchConfig(batch_size=8)).run(max_visits=64)
     assert result.visits == 64 and pos.is_legal(result.best)
     assert 0 <= result.winrate <= 1
+
+
+def test_a_compiled_run_in_nhwc_memory_trains_on_cuda(tmp_path: Path, games: Path) -> None:  # noqa: F811
+    run = short_run(tmp_path, games, "fast", None, 32)
+    train(replace(run, device="cuda", channels_last=True, compile=True))
+    assert checkpoint.load(tmp_path / "fast" / "last.pt")["samples"] == 32

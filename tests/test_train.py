@@ -484,3 +484,10 @@ def test_validation_examples_see_the_features_training_saw(games: Path) -> None:
     assert len(rank_planes) == 9 and not fs.extract(example.context())[rank_planes].any()
     sampled = PositionSampler([str(games)], "darkforest", pool_size=2, shuffle_buffer=1, seed=3).batch(4)
     assert not sampled.inputs[:, rank_planes].any()
+
+
+def test_a_run_in_nhwc_memory_trains_and_saves_weights_that_load(tmp_path: Path, games: Path) -> None:
+    train(replace(short_run(tmp_path, games, "nhwc", None, 32), channels_last=True))
+    model, state = checkpoint.load_model(tmp_path / "nhwc" / "last.pt")
+    policy = model.eval()(torch.zeros(1, model.config.in_planes, 19, 19))[0]
+    assert state["samples"] == 32 and torch.isfinite(policy).all()
