@@ -55,6 +55,17 @@ def _move_info(point: int, order: int, prior: float, searched: Candidate | None,
     }
 
 
+def _candidates(searched: Sequence[Candidate], policy: np.ndarray, top: int, size: int) -> list[dict]:
+    """Return the candidates' JSON: the ``top`` most visited of the search's moves (``searched``,
+    most visited first), then the ``top`` moves of ``policy`` that the search did not visit, best
+    prior first, each with its ``order`` in the list."""
+    visited = {c.move for c in searched}
+    best_priors = [int(p) for p in np.argsort(-policy, kind="stable")[:top] if policy[p] > 0]
+    ideas = [p for p in best_priors if p not in visited]
+    shown = [(c.move, c) for c in searched[:top]] + [(p, None) for p in ideas]
+    return [_move_info(point, rank, float(policy[point]), c, size) for rank, (point, c) in enumerate(shown)]
+
+
 def black_lead(lead: float | None, to_play: int) -> float | None:
     """Return the score lead of the player ``to_play`` seen from Black (None stays None)."""
     return None if lead is None else lead * to_play
@@ -86,10 +97,11 @@ def position_analysis(
     - ``to_play``, ``winrate`` (the search's, for the player to move), ``black_winrate``,
       ``score_lead`` and ``black_score_lead`` (the points the player to move, or Black, leads by;
       None without a score head), ``visits`` (the root's) and ``best`` (the most visited move);
-    - ``candidates``: the policy's ``top`` moves, best prior first: ``move``, ``order`` (0 = the
-      highest prior), ``prior``, ``visits``, ``winrate`` and ``score_lead`` (the search's for the
-      player who plays the move, None when it was not visited) and ``pv`` (the search's line from
-      that move);
+    - ``candidates`` (:func:`_candidates`): the search's ``top`` most visited moves in its order,
+      then the policy's ``top`` moves that the search did not visit (the network's ideas), best
+      prior first: ``move``, ``order`` (the place in that list: 0 is the search's best),
+      ``prior``, ``visits``, ``winrate`` and ``score_lead`` (the search's for the player who plays
+      the move, None when it was not visited) and ``pv`` (the search's line from that move);
     - ``moves`` (with ``include_search``): every move the search visited, most visited first,
       with the same fields and ``order`` their rank by visits (KataGo's ``moveInfos``);
     - ``policy`` (with ``include_policy``): the network's ``size*size + 1`` probabilities.
@@ -104,8 +116,6 @@ def position_analysis(
     result = Search(position, evaluator, SearchConfig.analysis()).run(max_visits=max(1, visits))
     if policy is None:
         policy = evaluator.evaluate([position])[0][0]  # the root's, from the evaluator's cache
-    searched = {c.move: c for c in result.candidates}
-    order = [int(p) for p in np.argsort(-policy, kind="stable")[:top] if policy[p] > 0]
     analysis = {
         "to_play": "B" if position.to_play == BLACK else "W",
         "winrate": round(result.winrate, 4),
@@ -114,10 +124,7 @@ def position_analysis(
         "black_score_lead": _points(black_lead(result.score_lead, position.to_play)),
         "visits": result.visits,
         "best": to_gtp(result.best, size),
-        "candidates": [
-            _move_info(point, rank, float(policy[point]), searched.get(point), size)
-            for rank, point in enumerate(order)
-        ],
+        "candidates": _candidates(result.candidates, policy, top, size),
     }
     if include_search:
         analysis["moves"] = [

@@ -16,7 +16,7 @@ import { bindNavigation } from "./review/navigation.js";
 import { Review } from "./review/state.js";
 import { followWholeGameAnalysis } from "./review/whole-game.js";
 
-const TOGGLES = ["show-candidates", "show-played", "show-ladders", "show-numbers", "show-coords"];
+const TOGGLES = ["show-candidates", "circle-figure", "show-played", "show-ladders", "show-numbers", "show-coords"];
 
 /** The networks the menus name (an empty menu: the server's default), and the search depth. */
 const networks = () => ({
