@@ -15,6 +15,7 @@ import { boardView } from "./review/board-view.js";
 import { bindNavigation } from "./review/navigation.js";
 import { Review } from "./review/state.js";
 import { followWholeGameAnalysis } from "./review/whole-game.js";
+import { bindWheel } from "./wheel.js";
 
 const TOGGLES = ["show-candidates", "circle-figure", "show-played", "show-ladders", "show-numbers", "show-coords"];
 
@@ -78,7 +79,7 @@ export function reviewPage(socket, { readOnly }) {
   };
 
   socket.on("state", () => {
-    $("status").textContent = `${review.last} moves. Keys: ← → Home End to move, n and N to the next and previous mistake, [ ] feature planes.`;
+    $("status").textContent = `${review.last} moves. Keys: ← → Home End (or the mouse wheel over the board) to move, n and N to the next and previous mistake, [ ] feature planes.`;
     request();
   });
   socket.on("analysis", (m) => {
@@ -92,6 +93,7 @@ export function reviewPage(socket, { readOnly }) {
   });
   followWholeGameAnalysis(socket, review, { render, showGraph, go, readOnly });
   bindNavigation(svg, review, go);
+  bindWheel(svg, (step) => go(review.k + step));
   bindVariations(svg, review, render);
   for (const id of TOGGLES) $(id).onchange = render;
   $("show-territory").onchange = request;

@@ -7,6 +7,7 @@
 
 import { COLOR_NAMES } from "../colors.js";
 import { $ } from "../dom.js";
+import { markMistakes } from "../graph.js";
 import { lacksScoreLeads } from "../score.js";
 import { addShortcuts } from "../shortcuts.js";
 
@@ -79,6 +80,7 @@ export function showMistakes(review, go) {
     ol.appendChild(li);
   }
   $("mistake-step").textContent = "";
+  markMistakes($("graph"), overThreshold(review, by).map((m) => ({ move_number: m.move_number, text: mistakeText(m, by) })));
 }
 
 /** The threshold's unit follows the ranking: a win rate in percent, or points. */
