@@ -25,6 +25,7 @@ from analysis.go.position import Position
 from analysis.go.ruled import apply_rules
 from analysis.mcts import BaggedRoot, Candidate, Evaluator, Search, SearchConfig
 from analysis.review.ended import counted_analysis, ended
+from analysis.review.policy import SYMMETRIES, shown_policy
 from analysis.review.query import PositionQuery
 from analysis.sgf import GameRecord, SgfError, replay
 from analysis.tactics import ladder
@@ -132,7 +133,7 @@ def position_analysis(
             for rank, c in enumerate(result.candidates)
         ]
     if include_policy:
-        analysis["policy"] = [round(float(p), 5) for p in policy]
+        analysis["policy"] = shown_policy(policy)
     return analysis
 
 
@@ -246,7 +247,7 @@ def answer_query(
     Raises ValueError for a query whose position cannot be built, and whatever the evaluator raises.
     """
     position = query.position()
-    policy = policy_net.predict([position]).policy[0] if policy_net is not None else None
+    policy = policy_net.predict([position], SYMMETRIES).policy[0] if policy_net is not None else None
     if query.count_ended and ended(position):
         if query.policy and policy is None:
             policy = evaluator.evaluate([position])[0][0]
