@@ -24,7 +24,7 @@ function playedText(review) {
   const next = review.next;
   const rank = review.playedRank;
   let text = next ? `Next: ${COLOR_NAMES[next[0]]} ${next[1]}` : "End of the game";
-  if (rank) text += `, ${a?.network ?? "the network"}'s choice #${rank}`;
+  if (rank) text += `, ${networkOf(a)}'s choice #${rank}`;
   if (a?.counted) return `${text} · ${countedText(a.counted)}`;
   if (a && a.black_winrate !== null && a.black_winrate !== undefined) {
     const winrate = (100 * a.black_winrate).toFixed(1);
@@ -33,6 +33,14 @@ function playedText(review) {
     text += ` · black win rate ${winrate}%${score} (search, ${a.visits} visits; best ${a.best})`;
   }
   return text;
+}
+
+/**
+ * The network whose policy ranked the moves of analysis `a`: a position's analysis names it; a
+ * whole-game analysis is the default network's, which the networks menu lists first.
+ */
+function networkOf(a) {
+  return a?.network ?? $("network").options[0]?.value ?? "the network";
 }
 
 /** The count of a position that two passes ended (the analysis counts it instead of searching). */
