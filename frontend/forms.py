@@ -15,7 +15,7 @@ from analysis.go.rules import MAX_KOMI, default_komi, known, rules_kind, white_h
 from analysis.play.clock import MAX_MAIN, MAX_PERIOD, MAX_PERIODS, TimeControl, TimeControlError
 from analysis.sgf import GameRecord, SgfError, read_sgf, replay
 from frontend.models import Game
-from frontend.services import engine
+from frontend.services import engine, strength
 
 
 class NewGameForm(forms.Form):
@@ -57,10 +57,14 @@ class NewGameForm(forms.Form):
         super().__init__(*args, **kwargs)
         shipped = set(engine.zoo().names("next"))
         self.fields["bot_level"].choices = [
-            (name, f"{name}: {level.description}")
+            (name, f"{name} ({strength.word(name)}): {level.description}")
             for name, level in LEVELS.items()
             if not level.network or level.network in shipped
         ]
+
+    def level_strengths(self) -> list[tuple[str, str]]:
+        """Return (level, its measured strength in words) for each level the form offers."""
+        return [(name, strength.describe(name)) for name, _ in self.fields["bot_level"].choices]
 
     def komi_defaults(self) -> dict:
         """Return the komi the page proposes when the handicap or the rules change (new-game.js):

@@ -25,7 +25,18 @@ from analysis.sgf import read_sgf, write_sgf
 from frontend import tasks
 from frontend.forms import GameFilterForm, NewGameForm, ReviewForm
 from frontend.models import Game
-from frontend.services import api, depth, dispatch, engine, game_analysis, games, jobs, ratelimit, requester
+from frontend.services import (
+    api,
+    depth,
+    dispatch,
+    engine,
+    game_analysis,
+    games,
+    jobs,
+    ratelimit,
+    requester,
+    strength,
+)
 
 GAMES_PER_PAGE = 20
 
@@ -100,7 +111,9 @@ def play(request: HttpRequest, pk: int) -> HttpResponse:
     game = session_game(request, pk)
     if game.kind != Game.Kind.PLAY:
         return redirect("frontend:review", pk=pk)
-    return render(request, "frontend/play.html", {"game": game, "handicap_bonus": games.handicap_bonus(game)})
+    context = {"game": game, "handicap_bonus": games.handicap_bonus(game),
+               "bot_strength": strength.describe(game.bot_level)}
+    return render(request, "frontend/play.html", context)
 
 
 @require_safe
