@@ -13,7 +13,7 @@ const SCORE_SCALES = [5, 10, 20, 30, 50, 100, 200, 400];
 /** The plot's margins in pixels: room for the value axis on the left, the move axis below. */
 const MARGIN = { left: 40, right: 8, top: 8, bottom: 20 };
 /** The steps between move-number ticks, the first that gives at most 8 ticks is used. */
-const MOVE_STEPS = [10, 20, 25, 50, 100, 200];
+const MOVE_STEPS = [1, 2, 5, 10, 20, 25, 50, 100, 200];
 
 /** What each graph on the page was last drawn with, to draw it again at a new size or with new mistakes. */
 const drawn = new WeakMap();
