@@ -56,16 +56,14 @@ function frame(g, last, mode, scale) {
 export function drawGraph(g, entries, k, last, mode) {
   const known = drawn.get(g);
   drawn.set(g, { mistakes: [], ...known, entries, k, last, mode });
-  if (!known) new ResizeObserver(() => paint(g)).observe(g);
+  if (!known?.entries) new ResizeObserver(() => paint(g)).observe(g);
   paint(g);
 }
 
 /** Mark `mistakes` ([{move_number, text}]: the moves over the threshold) on graph `g`. */
 export function markMistakes(g, mistakes) {
-  const known = drawn.get(g);
-  if (!known) return;
-  known.mistakes = mistakes;
-  paint(g);
+  drawn.set(g, { ...drawn.get(g), mistakes });
+  if (drawn.get(g).entries) paint(g);
 }
 
 /** Draw graph `g` from what it was last given. */
