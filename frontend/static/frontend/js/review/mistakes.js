@@ -15,8 +15,9 @@ import { addShortcuts } from "../shortcuts.js";
 const LISTED = 10;
 /**
  * The thresholds of the steps, in the menu's measures: percent of win rate, or points. At first
- * KaTrain's least inaccuracy (3 points, 5%): on tygem 9d games searched at 200 visits, 10% of win
- * rate found no mistake in half of them (a game one side leads by far moves its win rate little).
+ * KaTrain's least inaccuracy (3 points, 5%): on 6 tygem 9d games of 2011-12 searched at 200 visits
+ * with golois-score, 10% of win rate found no mistake in 4 of them and 5% none in 2 (a game that
+ * one side leads by far moves its win rate little), while 3 points found 2 to 19 in each (BENCHMARKS.md).
  */
 const thresholds = { winrate: 5, score: 3 };
 /** Whether the player picked the ranking: until then it is by points lost where the analysis has score leads. */
