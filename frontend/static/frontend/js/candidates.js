@@ -14,6 +14,15 @@ import { blackLead, leadText } from "./score.js";
  */
 export const LOSS_BOUNDS = { score: [12, 6, 3, 1.5, 0.5], winrate: [0.2, 0.1, 0.05, 0.02, 0.01] };
 
+/** The loss of class `i` (0 a blunder) in `measure`, in words: "12+ points", "6–12 points", "under 1%". */
+export function lossRange(i, measure) {
+  const bounds = LOSS_BOUNDS[measure];
+  const unit = (x) => (measure === "score" ? `${x} point${x === 1 ? "" : "s"}` : `${100 * x}%`);
+  if (i === 0) return measure === "score" ? `${bounds[0]}+ points` : `${100 * bounds[0]}%+`;
+  if (i === bounds.length) return `under ${unit(bounds[i - 1])}`;
+  return measure === "score" ? `${bounds[i]}–${bounds[i - 1]} points` : `${100 * bounds[i]}–${100 * bounds[i - 1]}%`;
+}
+
 /** `a`'s candidates: {searched (most visited first, the higher prior breaking ties), ideas (unvisited, best prior first)}. */
 export function splitCandidates(a) {
   const all = a?.candidates ?? [];
