@@ -460,4 +460,4 @@ def test_each_level_says_how_strong_it_measured_against_gnugo_level_10(client) -
     assert "hard: won 29 of 40 games (72%) against GNU Go level 10 on 19×19" in page
     assert "rules (easy): " in page
     played = client.get(new_game(client, bot_level="mcts-2s")["Location"]).content.decode()
-    assert re.search(r"bot: mcts-2s \(<span id=\"bot-strength\">very hard: won \d+ of \d+ games", played)
+    assert re.search(r"bot: mcts-2s, <span id=\"bot-strength\">very hard: won \d+ of \d+ games", played)
