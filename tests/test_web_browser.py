@@ -467,11 +467,15 @@ def test_the_clock_pauses_on_the_players_turn_and_nothing_is_played_until_it_res
     assert stones(page, "black") == 1
 
 
-def test_the_games_page_fits_a_phone(browser, site: Site) -> None:
-    """The list of games fits a phone (the board pages: the test after this one)."""
+def test_the_new_game_and_games_pages_fit_a_phone(browser, site: Site) -> None:
+    """The new-game form (its levels' long names) and the list of games fit a phone (the board
+    pages: the test after this one)."""
     context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
     page = context.new_page()
     try:
+        page.goto(site.url + "/new")
+        scroll_width = page.evaluate("document.documentElement.scrollWidth")
+        assert scroll_width <= PHONE["width"], f"the new-game page scrolls sideways: {scroll_width}px"
         new_game(page, site)
         page.goto(site.url + "/games")
         scroll_width = page.evaluate("document.documentElement.scrollWidth")
