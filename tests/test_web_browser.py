@@ -569,6 +569,17 @@ def test_compare_two_networks_move_by_move(page, two_network_site: Site) -> None
     assert page.locator("#net-b option[value=golois]").is_disabled()  # A shows it: B cannot
 
 
+def test_without_score_leads_the_circles_show_win_rates_and_say_so(page, two_network_site: Site) -> None:
+    upload(page, two_network_site, REVIEW_SGF)
+    page.wait_for_selector("#goban .candidates circle")
+    page.select_option("#network", "small")  # a value head and no score head: searched by itself
+    page.wait_for_function("document.getElementById('candidate-list').textContent.includes('No score leads')")
+    assert page.locator("#circle-figure").input_value() == "score"
+    figures = page.locator("#goban .candidates text.figure").all_text_contents()
+    assert figures and all(f.isdigit() for f in figures)  # the mover's win rate in percent
+    assert page.locator("#candidate-list li.searched").first.evaluate("li => li.value") == 1
+
+
 def serve_score_net(tmp_path_factory: pytest.TempPathFactory, ownership_gain: float) -> Iterator[Site]:
     """Serve the site whose default next-move network is an untrained golois-score-b6c64 (score and
     ownership heads), its ownership head's last layer multiplied by ``ownership_gain``."""

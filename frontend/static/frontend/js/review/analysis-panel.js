@@ -64,6 +64,9 @@ function showCandidates(a, lineMove) {
   if (!a) return;
   const { searched, ideas } = splitCandidates(a);
   const measure = lossMeasure(searched, $("circle-figure").value);
+  if (searched.length && measure !== $("circle-figure").value) {
+    listHead(ol, "No score leads (the network has no score head): the circles show win rates.");
+  }
   const item = (c, text, cls) => {
     const li = document.createElement("li");
     li.textContent = text;
@@ -71,20 +74,27 @@ function showCandidates(a, lineMove) {
     li.className = cls;
     li.classList.toggle("shown", c.move === lineMove);
     ol.appendChild(li);
+    return li;
   };
-  for (const c of searched) {
+  searched.forEach((c, i) => {
     const loss = lossOf(c, searched[0], measure);
     const visits = `${c.visits} visit${c.visits === 1 ? "" : "s"}`;
     const prior = `prior ${(100 * c.prior).toFixed(1)}%`;
-    item(c, `${c.move}: ${searchText(c, a.to_play)}, ${visits} · ${lossWords(c, searched[0], measure)} · ${prior}`,
+    const li = item(c, `${c.move}: ${searchText(c, a.to_play)}, ${visits} · ${lossWords(c, searched[0], measure)} · ${prior}`,
       `searched loss-${lossClass(loss, measure)}${c === searched[0] ? " best" : ""}`);
-  }
+    li.value = i + 1; // numbered in the search's order, whatever note comes first
+  });
   if (!ideas.length) return;
-  const head = document.createElement("li");
-  head.className = "list-head";
-  head.textContent = "The network's ideas, not searched:";
-  ol.appendChild(head);
+  listHead(ol, "The network's ideas, not searched:");
   for (const c of ideas) item(c, `${c.move}: prior ${(100 * c.prior).toFixed(1)}%`, "idea");
+}
+
+/** Add a line of `text` to list `ol` that is no item of it (no number, no move). */
+function listHead(ol, text) {
+  const li = document.createElement("li");
+  li.className = "list-head";
+  li.textContent = text;
+  ol.appendChild(li);
 }
 
 /** The variation the board shows, move by move, or how to see one. */
