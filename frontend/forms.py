@@ -18,7 +18,7 @@ from analysis.nets.zoo import UnknownNetwork
 from analysis.play.clock import MAX_MAIN, MAX_PERIOD, MAX_PERIODS, TimeControl, TimeControlError
 from analysis.sgf import GameRecord, SgfError, SgfLimits, read_sgf, replay
 from frontend.models import Game
-from frontend.services import client, engine, login_throttle
+from frontend.services import client, engine, login_throttle, strength
 
 
 class NewGameForm(forms.Form):
@@ -59,8 +59,14 @@ class NewGameForm(forms.Form):
         """Offer the levels whose network is shipped."""
         super().__init__(*args, **kwargs)
         self.fields["bot_level"].choices = [
-            (name, f"{name}: {level.description}") for name, level in LEVELS.items() if _playable(level)
+            (name, f"{name} ({strength.word(name)}): {level.description}")
+            for name, level in LEVELS.items()
+            if _playable(level)
         ]
+
+    def level_strengths(self) -> list[tuple[str, str]]:
+        """Return (level, its measured strength in words) for each level the form offers."""
+        return [(name, strength.describe(name)) for name, _ in self.fields["bot_level"].choices]
 
     def komi_defaults(self) -> dict:
         """Return the komi the page proposes when the handicap or the rules change (new-game.js):

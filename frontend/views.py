@@ -35,6 +35,7 @@ from frontend.services import (
     notify,
     ratelimit,
     requester,
+    strength,
 )
 
 GAMES_PER_PAGE = 20
@@ -110,7 +111,9 @@ def play(request: HttpRequest, pk: int) -> HttpResponse:
     game = session_game(request, pk)
     if game.kind != Game.Kind.PLAY:
         return redirect("frontend:review", pk=pk)
-    return render(request, "frontend/play.html", {"game": game, "handicap_bonus": games.handicap_bonus(game)})
+    context = {"game": game, "handicap_bonus": games.handicap_bonus(game),
+               "bot_strength": strength.describe(game.bot_level)}
+    return render(request, "frontend/play.html", context)
 
 
 @require_safe
@@ -179,14 +182,17 @@ def compare(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_safe
 def shared_review(request: HttpRequest, token: str) -> HttpResponse:
-    """The read-only review of a game shared with ``token``, for anyone; 404 for an unknown token.
+    """The read-only review of a game shared with ``token``, for anyone; for an unknown token (a
+    link withdrawn) the site's plain 404 page, saying so, even with DEBUG on (whose technical page
+    is for developers' mistakes, not a visitor's stale link).
 
     The viewer gets a session, so that the position analyses asked count against it.
     """
     try:
         game = games.shared_game(token)
     except Game.DoesNotExist:
-        raise Http404("This share link is not valid (the owner may have withdrawn it).") from None
+        message = "This share link is not valid (the owner may have withdrawn it)."
+        return render(request, "404.html", {"exception": message}, status=404)
     session_key(request)
     return render_review(request, game, socket=f"/ws/shared/{token}/", shared=True)
 

@@ -23,7 +23,7 @@ class Ranking:
     def __init__(self, favourites: Sequence[str]) -> None:
         self.order = [from_gtp(v, 9) for v in favourites]
 
-    def predict(self, positions: Sequence[Position]) -> Prediction:
+    def predict(self, positions: Sequence[Position], symmetries: int = 1) -> Prediction:
         heads = np.zeros((len(positions), 1, 82), dtype=np.float32)
         for i, pos in enumerate(positions):
             legal = np.append(pos.legal_points(), False)
@@ -69,3 +69,27 @@ def test_the_search_disagreements_come_from_the_whole_game_analysis() -> None:
     assert result["surprises"]["a"]["search_disagrees"] == [1]
     table = result["summary"]["a"]
     assert table["searched"] == 3 and table["agree_with_search"] == round(2 / 3, 4)
+
+
+# A 9x9 opening with a fight, as the compare and review pages replay it.
+REAL = "(;SZ[9]KM[7];B[ee];W[cg];B[gc];W[gf];B[ff];W[fg];B[eg];W[gg];B[ch];W[bg];B[dh];W[fe])"
+
+
+def test_the_compare_page_gives_a_move_the_prior_and_rank_the_review_gives_it() -> None:
+    """Both pages show the network's policy over the 8 symmetries, ranked by the priors as shown."""
+    from analysis.review import networks
+    from analysis.review.analyze import game_positions, move_rank, position_analysis
+
+    record = read_sgf(REAL)
+    network, evaluator = networks.network(), networks.search_evaluator()
+    compared = compare_networks(record, {"net": network})["positions"]
+    for k, (position, played) in enumerate(game_positions(record)):
+        if k not in (0, 5, 11):
+            continue
+        review = position_analysis(position, evaluator, visits=1, include_policy=True)
+        policy = np.asarray(review["policy"])
+        shown = compared[k]["nets"]["net"]
+        assert shown["played_rank"] == move_rank(policy, played[1])
+        assert shown["played_prior"] == policy[played[1]]
+        top = np.argsort(-policy, kind="stable")[:10]
+        assert [m["prior"] for m in shown["top"]] == [round(float(policy[p]), 4) for p in top]

@@ -66,3 +66,14 @@ def test_each_module_opens_with_a_jsdoc_saying_what_it_holds(module: Path) -> No
 def test_both_board_pages_load_the_entry_as_a_module(page: str) -> None:
     html = (TEMPLATES / f"{page}.html").read_text()
     assert """<script type="module" src="{% static 'frontend/board.js' %}"></script>""" in html
+
+
+def test_the_pages_classes_of_loss_are_the_game_summarys() -> None:
+    """candidates.js colours the candidates by the classes analysis/review/summary.py counts."""
+    from analysis.review.summary import POINT_BOUNDS, WINRATE_BOUNDS
+
+    source = (STATIC / "js" / "candidates.js").read_text()
+    found = re.search(r"LOSS_BOUNDS = \{ score: \[([^\]]*)\], winrate: \[([^\]]*)\] \}", source)
+    assert found, "candidates.js names its LOSS_BOUNDS"
+    score, winrate = ([float(x) for x in group.split(",")] for group in found.groups())
+    assert (score, winrate) == (list(POINT_BOUNDS), list(WINRATE_BOUNDS))

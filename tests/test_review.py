@@ -59,9 +59,9 @@ def test_win_rates_and_best_move_come_from_the_search() -> None:
     assert analysis["winrate"] > 0.55  # the network alone says 0.5
     assert analysis["black_winrate"] == analysis["winrate"]
     candidates = analysis["candidates"]
-    assert [c["move"] for c in candidates] == ["A9", "B9", "C9", "D9", "E9", "F9", "G9", "H9", "J9", "A8"]
-    assert [c["order"] for c in candidates] == list(range(10))
-    assert all(c["visits"] >= 1 and c["winrate"] <= 0.5 and c["pv"][0] == c["move"] for c in candidates)
+    assert candidates[0]["move"] == "E5" and candidates[0]["order"] == 0  # the search's best, ahead
+    assert [c["order"] for c in candidates] == list(range(len(candidates)))
+    assert all(c["pv"][0] == c["move"] for c in candidates)
     moves = analysis["moves"]
     assert moves[0]["move"] == "E5" and moves[0]["winrate"] > 0.8
     assert moves[0]["prior"] < candidates[-1]["prior"]
@@ -105,6 +105,24 @@ def test_unvisited_candidates_have_no_win_rate() -> None:
     assert unvisited["winrate"] is None and unvisited["pv"] == [unvisited["move"]]
 
 
+def test_candidates_are_the_searchs_moves_in_its_order_then_the_networks_unvisited_ideas() -> None:
+    favourite = from_gtp("E5", 9)  # prior rank 41 of 82: outside the policy's top 10
+    top10 = ["A9", "B9", "C9", "D9", "E9", "F9", "G9", "H9", "J9", "A8"]  # the policy's, best first
+    for visits in (400, 5):
+        analysis = position_analysis(Position(9), FavouriteEvaluator(favourite), visits, include_search=True)
+        candidates = analysis["candidates"]
+        visited = [c for c in candidates if c["visits"]]
+        ideas = candidates[len(visited):]
+        in_order = [{**m, "order": i} for i, m in enumerate(analysis["moves"][:10])]
+        assert visited == in_order  # the search's 10 most visited, in its order
+        assert visited[0]["move"] == analysis["best"]
+        assert all(c["visits"] == 0 and c["winrate"] is None for c in ideas)
+        searched = {m["move"] for m in analysis["moves"]}
+        assert [c["move"] for c in ideas] == [m for m in top10 if m not in searched]
+        assert [c["order"] for c in candidates] == list(range(len(candidates)))
+    assert len(ideas) >= 6  # 5 visits: 4 moves visited at most, the rest of the top 10 are ideas
+
+
 def test_game_entries_rank_the_played_move_and_mistakes_use_the_search() -> None:
     record = read_sgf("(;SZ[9]KM[7];B[ee];W[aa];B[cc])")
     evaluator = networks.search_evaluator()
@@ -114,7 +132,7 @@ def test_game_entries_rank_the_played_move_and_mistakes_use_the_search() -> None
     ]
     assert [r["move_number"] for r in results] == [0, 1, 2, 3]
     assert [r["played"] for r in results] == ["E5", "A9", "C7", None]
-    assert all(r["visits"] == 16 and len(r["candidates"]) == 10 for r in results)
+    assert all(r["visits"] == 16 and r["candidates"][0]["move"] == r["best"] for r in results[:3])
     assert results[1]["played_rank"] > 10  # nobody plays A9 on an open board
     assert 0 < results[0]["played_prior"] < 1 and "policy" not in results[0]
     worst = mistakes(results)

@@ -357,3 +357,13 @@ def test_each_message_on_a_share_socket_checks_that_the_link_still_stands(settin
         asyncio.run(sync_to_async(_forget_connection)())
     assert told == {"type": "error", "message": WITHDRAWN}
     assert closed == {"type": "websocket.close", "code": 4404}
+
+
+@pytest.mark.django_db
+def test_a_withdrawn_share_link_gets_the_sites_plain_page_even_on_the_development_server(settings) -> None:
+    settings.DEBUG = True
+    response = Client().get("/shared/no-such-token")
+    page = response.content.decode()
+    assert response.status_code == 404
+    assert "This share link is not valid (the owner may have withdrawn it)." in page
+    assert 'class="site-header"' in page and "URLconf" not in page  # not Django's technical 404

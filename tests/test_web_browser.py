@@ -252,7 +252,9 @@ def test_upload_analyse_to_100_percent_and_see_the_win_rate_graph(page, site: Si
     page.keyboard.press("ArrowLeft")
     assert page.locator("#move-label").inner_text() == "6 / 7"
     assert "search" in page.locator("#played").inner_text()
-    assert page.locator("#candidate-list li").count() == 10
+    searched = page.locator("#candidate-list li.searched").all_inner_texts()
+    visits = [int(re.search(r", (\d+) visits?", text).group(1)) for text in searched]
+    assert visits and visits == sorted(visits, reverse=True)  # the search's order
 
 
 def test_a_candidates_variation_shows_numbered_under_the_mouse_on_the_board_or_the_list(page, site) -> None:
@@ -274,8 +276,8 @@ def test_a_candidates_variation_shows_numbered_under_the_mouse_on_the_board_or_t
     page.mouse.move(1, 1)  # off the board: the position again
     page.wait_for_selector("#goban .candidates circle")
     assert (stones(page, "black"), stones(page, "white")) == before
-    page.locator("#candidate-list li").nth(1).hover()  # from the list too
-    second = page.locator("#candidate-list li").nth(1).get_attribute("data-move")
+    page.locator("#candidate-list li[data-move]").nth(1).hover()  # from the list too
+    second = page.locator("#candidate-list li[data-move]").nth(1).get_attribute("data-move")
     page.wait_for_function(
         "m => document.getElementById('line-info').textContent.startsWith('Variation of ' + m)", arg=second)
 
@@ -505,24 +507,58 @@ def test_the_clock_pauses_on_the_players_turn_and_nothing_is_played_until_it_res
     assert stones(page, "black") == 1
 
 
-@pytest.mark.parametrize("where", ["play", "review", "games"])
-def test_pages_fit_a_phone(browser, site: Site, where: str) -> None:
+def test_the_new_game_and_games_pages_fit_a_phone(browser, site: Site) -> None:
+    """The new-game form (its levels' long names) and the list of games fit a phone (the board
+    pages: the test after this one)."""
     context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
     page = context.new_page()
     try:
-        if where == "review":
-            upload(page, site, REVIEW_SGF)
-        else:
+        page.goto(site.url + "/new")
+        scroll_width = page.evaluate("document.documentElement.scrollWidth")
+        assert scroll_width <= PHONE["width"], f"the new-game page scrolls sideways: {scroll_width}px"
+        new_game(page, site)
+        page.goto(site.url + "/games")
+        scroll_width = page.evaluate("document.documentElement.scrollWidth")
+        assert scroll_width <= PHONE["width"], f"the games page scrolls sideways: {scroll_width}px"
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SCREENSHOTS / "phone-games.png"), full_page=True)
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("where", ["play", "review", "compare"])
+def test_board_pages_on_a_phone_fit_and_keep_the_moves_analysis_near_the_board(browser, site, where) -> None:
+    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+    page = context.new_page()
+    try:
+        if where == "play":
             new_game(page, site)
-            if where == "games":
-                page.goto(site.url + "/games")
+            status_starts(page, "Your move")
+            assert not page.locator("#clocks").is_visible()  # a game without a clock shows none
+            near = "#status"
+        else:
+            upload(page, site, REVIEW_SGF)
+            near = "#candidate-list li"
+            if where == "compare":
+                page.click("#compare")
+                near = "#list-a li"
+            page.wait_for_selector(near)
         scroll_width = page.evaluate("document.documentElement.scrollWidth")
         assert scroll_width <= PHONE["width"], f"the {where} page scrolls sideways: {scroll_width}px"
-        if where != "games":
-            box = page.locator("#goban").bounding_box()
-            assert box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"] and box["width"] > 300
+        board = page.locator("#goban-b" if where == "compare" else "#goban").bounding_box()
+        assert board["x"] >= 0 and board["x"] + board["width"] <= PHONE["width"] and board["width"] > 340
+        below = page.locator(near).first.bounding_box()["y"] - (board["y"] + board["height"])
+        assert 0 < below < 220, f"the {where} page's {near} is {below}px under the board"
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(SCREENSHOTS / f"phone-{where}.png"), full_page=True)
+        page.screenshot(path=str(SCREENSHOTS / f"phone-near-{where}.png"), full_page=True)
+        if where == "play":  # the header of a signed-in player: two rows at most
+            page.goto(site.url + "/accounts/signup/")
+            page.fill("#id_username", "phone-player")
+            page.fill("#id_password1", "a long Go proverb 19x19")
+            page.fill("#id_password2", "a long Go proverb 19x19")
+            page.click("main button[type=submit]")
+            page.wait_for_selector("#signed-in")
+            assert page.locator(".site-header").bounding_box()["height"] <= 80
     finally:
         context.close()
 
@@ -560,7 +596,8 @@ def test_compare_two_networks_move_by_move(page, two_network_site: Site) -> None
     assert all("%" in rows.nth(i).inner_text() for i in range(2))
     assert page.locator("#goban-a .candidates circle").count() == 10
     assert page.locator("#goban-b .candidates circle").count() == 10
-    assert page.locator("#list-a li").count() == 11 and page.locator("#list-b li").count() == 11
+    assert page.locator("#list-a li").count() == 10 and page.locator("#list-b li").count() == 10
+    assert page.locator("#list-a-name").inner_text() == "golois"  # over the list, not its first item
     shared = page.locator("#list-a li.shared").count()
     assert shared == page.locator("#goban-a .cand.shared").count()  # the same moves, marked on the board
     assert "ranked golois #" in page.locator("#played").inner_text()
@@ -572,6 +609,17 @@ def test_compare_two_networks_move_by_move(page, two_network_site: Site) -> None
     page.keyboard.press("ArrowRight")
     assert page.locator("#move-label").inner_text() == f"{move} / 7"
     assert page.locator("#net-b option[value=golois]").is_disabled()  # A shows it: B cannot
+
+
+def test_without_score_leads_the_circles_show_win_rates_and_say_so(page, two_network_site: Site) -> None:
+    upload(page, two_network_site, REVIEW_SGF)
+    page.wait_for_selector("#goban .candidates circle")
+    page.select_option("#network", "small")  # a value head and no score head: searched by itself
+    page.wait_for_function("document.getElementById('candidate-list').textContent.includes('No score leads')")
+    assert page.locator("#circle-figure").input_value() == "score"
+    figures = page.locator("#goban .candidates text.figure").all_text_contents()
+    assert figures and all(f.isdigit() for f in figures)  # the mover's win rate in percent
+    assert page.locator("#candidate-list li.searched").first.evaluate("li => li.value") == 1
 
 
 def serve_score_net(tmp_path_factory: pytest.TempPathFactory, ownership_gain: float) -> Iterator[Site]:
@@ -649,9 +697,11 @@ def test_the_territory_toggle_draws_the_positions_ownership_on_the_review_board(
     board = page.evaluate("JSON.parse(document.getElementById('timeline').textContent).boards[7]")
     assert drawn_overlay(page) == expected_overlay(board, black)
     drawn = [c for c in answer["candidates"] if c["move"] != "pass"]  # pass has no point to circle
-    percents = [math.floor(100 * c["prior"] + 0.5) for c in drawn]  # as Math.round
-    labels = sorted(page.locator("#goban .candidates text").all_text_contents())
+    percents = [math.floor(100 * c["prior"] + 0.5) for c in drawn if not c["visits"]]  # as Math.round
+    labels = sorted(page.locator("#goban .candidates text.idea-prior").all_text_contents())
     assert labels == sorted(f"{p}" if p >= 1 else "<1" for p in percents)  # never a bare "0"
+    visits = sorted(page.locator("#goban .candidates text.visits").all_text_contents())
+    assert visits == sorted(str(c["visits"]) for c in drawn if c["visits"])
     assert page.locator("#territory-info").inner_text().startswith("Territory: each point's owner")
     page.uncheck("#show-territory")
     assert page.locator("#goban .territory").count() == 0
@@ -840,17 +890,18 @@ def test_estimate_score_shows_territory_and_lead_until_the_next_move_or_all_alon
 def test_score_lead_graph_candidates_and_mistakes_by_points_lost(page, score_site: Site) -> None:
     upload(page, score_site, REVIEW_SGF)
     page.wait_for_selector("#goban .candidates circle")
-    leads = page.locator("#candidate-list li").all_inner_texts()
-    assert any(re.search(r"wins \d+\.\d%, [BW]\+\d+\.\d, \d+ visits?$", text) for text in leads)
+    leads = page.locator("#candidate-list li.searched").all_inner_texts()
+    assert leads and all(re.search(r"wins \d+\.\d%, [BW]\+\d+\.\d, \d+ visits? · ", text) for text in leads)
     assert re.search(r"black win rate \d+\.\d%, [BW]\+\d+\.\d \(search", page.locator("#played").inner_text())
     page.click("#analyze-game")
     status_starts(page, "Analysis complete.", timeout=60000)
     page.select_option("#graph-mode", "score")
     line = page.locator("#graph .graph-line.score")
     assert len(line.get_attribute("points").split()) == 8
-    scale = int(re.search(r"B\+(\d+) at the top", page.locator("#graph-legend").inner_text()).group(1))
+    scale = int(re.search(r"up to (\d+) points", page.locator("#graph-legend").inner_text()).group(1))
     ys = [float(point.split(",")[1]) for point in line.get_attribute("points").split()]
-    assert scale in (5, 10, 20, 30, 50, 100, 200, 400) and all(0 <= y <= 30 for y in ys)
+    top, bottom = (float(page.locator("#graph .graph-value").nth(i).get_attribute("y")) for i in (0, 2))
+    assert scale in (5, 10, 20, 30, 50, 100, 200, 400) and all(top <= y <= bottom for y in ys)
     page.select_option("#mistakes-by", "score")
     items = page.locator("#mistakes li").all_inner_texts()
     lost = [float(re.search(r": [−+](\d+\.\d) points", text).group(1)) for text in items]
@@ -875,11 +926,107 @@ def test_candidates_name_the_side_whose_win_rate_they_give(page, score_site: Sit
     for label, mover in (("0 / 7", "Black"), ("1 / 7", "White")):
         assert page.locator("#move-label").inner_text() == label
         page.wait_for_selector("#candidate-list li")
-        items = page.locator("#candidate-list li").all_inner_texts()
-        searched = [text for text in items if "not searched" not in text]
-        assert searched and all(
-            re.search(rf"· {mover} wins \d+\.\d%, [BW]\+\d+\.\d, \d+ visits?$", text) for text in searched)
+        searched = page.locator("#candidate-list li.searched").all_inner_texts()
+        figures = rf"^([A-T]\d+|pass): {mover} wins \d+\.\d%, [BW]\+\d+\.\d, \d+ visits? · "
+        assert searched and all(re.search(figures, text) for text in searched)
         page.keyboard.press("ArrowRight")
+
+
+# The figures of candidates.js: the least loss of each class, blunder first (analysis/review/summary.py).
+BOUNDS = {"score": [12, 6, 3, 1.5, 0.5], "winrate": [0.2, 0.1, 0.05, 0.02, 0.01]}  # candidates.js
+
+
+def loss_class(loss: float, measure: str) -> int:
+    """The class of a loss as the page colours it: 0 a blunder, 5 a good move."""
+    return next((i for i, least in enumerate(BOUNDS[measure]) if loss >= least), 5)
+
+
+def circles(page) -> dict[str, dict]:
+    """The candidates' circles on the board by point: their classes, texts and tooltip."""
+    return page.evaluate("""() => {
+        const n = JSON.parse(document.getElementById('timeline').textContent).size;
+        const letters = 'ABCDEFGHJKLMNOPQRST';
+        const out = {};
+        for (const c of document.querySelectorAll('#goban .candidates circle')) {
+            const x = +c.getAttribute('cx'), y = +c.getAttribute('cy');
+            const texts = [...document.querySelectorAll('#goban .candidates text')]
+                .filter((t) => +t.getAttribute('x') === x && Math.abs(+t.getAttribute('y') - y) < 0.5);
+            out[letters[x] + (n - y)] = {cls: [...c.classList], texts: texts.map((t) => t.textContent),
+                title: c.querySelector('title').textContent, fill: getComputedStyle(c).fill};
+        }
+        return out;
+    }""")
+
+
+def test_candidate_circles_carry_the_searchs_figures_coloured_by_what_they_lose(page, site: Site) -> None:
+    frames: list[dict] = []
+    page.on("websocket", lambda ws: ws.on("framereceived", lambda text: frames.append(json.loads(text))))
+    upload(page, site, REVIEW_SGF)
+    page.wait_for_selector("#goban .candidates circle")
+    answer = next(m for m in frames if m["type"] == "analysis" and m["move_number"] == 0)
+    searched = [c for c in answer["candidates"] if c["visits"]]
+    ideas = [c for c in answer["candidates"] if not c["visits"]]
+    best = searched[0]
+    assert best["move"] == answer["best"] and [c["visits"] for c in searched] == sorted(
+        (c["visits"] for c in searched), reverse=True)
+    drawn = circles(page)
+    swatch = page.evaluate("""() => Object.fromEntries([...document.querySelectorAll('.loss-legend .swatch')]
+        .map((s) => [s.classList[1], getComputedStyle(s).backgroundColor]))""")
+    for c in searched:  # Black to move: the mover's lead is Black's
+        circle = drawn[c["move"]]
+        k = loss_class(max(0.0, best["score_lead"] - c["score_lead"]), "score")
+        assert f"loss-{k}" in circle["cls"] and ("best" in circle["cls"]) == (c is best)
+        assert circle["fill"] == swatch[f"loss-{k}"]  # the legend's colour of its class
+        lead = c["score_lead"]
+        assert circle["texts"] == [f"{'+' if lead >= 0 else '−'}{abs(lead):.1f}", str(c["visits"])]
+        assert f"network's prior {100 * c['prior']:.1f}%" in circle["title"]
+    for c in ideas:
+        assert drawn[c["move"]]["cls"] == ["cand", "idea"]
+        assert f"{100 * c['prior']:.1f}% prior, not searched" in drawn[c["move"]]["title"]
+    items = page.locator("#candidate-list li")
+    assert items.evaluate_all("lis => lis.map(li => li.dataset.move || null)") == (
+        [c["move"] for c in searched] + ([None] + [c["move"] for c in ideas] if ideas else []))
+    assert page.locator("#candidate-list li.list-head").all_inner_texts() == (
+        ["The network's ideas, not searched:"] if ideas else [])
+    page.select_option("#circle-figure", "winrate")  # the win rate instead, coloured by win rate lost
+    drawn = circles(page)
+    for c in searched:
+        k = loss_class(max(0.0, best["winrate"] - c["winrate"]), "winrate")
+        assert drawn[c["move"]]["texts"] == [str(round(100 * c["winrate"])), str(c["visits"])]
+        assert f"loss-{k}" in drawn[c["move"]]["cls"]
+
+
+def test_the_graph_has_axes_marks_its_mistakes_and_the_wheel_steps_through_the_moves(page, site) -> None:
+    upload(page, site, REVIEW_SGF)
+    game_id = int(page.url.rstrip("/").split("/")[-2])
+    black = [0.50, 0.45, 0.40, 0.20, 0.35, 0.33, 0.60, 0.58]  # 20 points a unit of win rate
+    played = ["E5", "C7", "G7", "C3", "G3", "D6", "G5", None]
+    best = ["D4", "C7", "C3", "G3", "D5", "F4", "E3", "pass"]
+    rows = zip(black, played, best, strict=True)
+    site.add_analysis(game_id, [made_up_entry(k, *row) for k, row in enumerate(rows)])
+    page.reload()
+    page.wait_for_function("document.getElementById('mistakes').textContent.startsWith('Move ')")
+    assert page.locator("#graph").bounding_box()["height"] >= 150  # tall enough to read
+    assert page.locator("#graph .graph-value").all_text_contents() == ["100%", "50%", "0%"]
+    assert page.locator("#graph .graph-move").all_text_contents() == [str(m) for m in range(8)]
+    # by points lost from 3 points: G7 (4), C3 (3), D6 (5.4); E5's 1 point and G3's 0.4 are under
+    marks = page.locator("#graph .graph-mistake title").all_text_contents()
+    assert [m.split(":")[0] for m in marks] == ["Move 3 Black G7", "Move 4 White C3", "Move 6 White D6"]
+    page.fill("#mistake-threshold", "5")
+    assert page.locator("#graph .graph-mistake").count() == 1
+    cursor = page.locator("#graph .graph-cursor")
+    at_start = float(cursor.get_attribute("x1"))
+    page.evaluate("window.scrollTo(0, 0)")  # the threshold's field scrolled the page to it
+    box = page.locator("#goban").bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    shown = "(label) => document.getElementById('move-label').textContent === label"
+    for _ in range(3):
+        page.mouse.wheel(0, 100)  # one notch each
+    page.wait_for_function(shown, arg="3 / 7")
+    assert float(cursor.get_attribute("x1")) > at_start
+    page.mouse.wheel(0, -100)
+    page.wait_for_function(shown, arg="2 / 7")
+    assert page.evaluate("window.scrollY") == 0  # the wheel moved through the game, not the page
 
 
 def test_a_shared_review_ranks_the_saved_mistakes_by_points_lost_too(page, score_site: Site) -> None:
@@ -891,6 +1038,8 @@ def test_a_shared_review_ranks_the_saved_mistakes_by_points_lost_too(page, score
     page.goto(page.locator("#share-link").input_value())
     page.wait_for_function("document.getElementById('mistakes').textContent.startsWith('Move ')")
     assert page.locator("#shared-note").is_visible()
+    assert page.locator("#mistakes-by").input_value() == "score"  # by points lost at first: leads came
+    page.select_option("#mistakes-by", "winrate")
     by_winrate = page.locator("#mistakes li").all_inner_texts()
     assert by_winrate and all(re.search(r": [−+]\d+\.\d%, [−+]\d+\.\d points \(best", t) for t in by_winrate)
     page.select_option("#mistakes-by", "score")
@@ -1037,6 +1186,13 @@ def test_n_and_shift_n_step_through_the_mistakes_over_the_threshold_in_game_orde
     site.add_analysis(game_id, [made_up_entry(k, *row) for k, row in enumerate(rows)])
     page.reload()
     page.wait_for_function("document.getElementById('mistakes').textContent.startsWith('Move ')")
+    # ranked by points lost at first (the analysis has score leads), from 3 points
+    assert page.locator("#mistakes-by").input_value() == "score"
+    assert page.locator("#mistake-threshold").input_value() == "3"
+    page.select_option("#mistakes-by", "winrate")
+    assert page.locator("#mistake-threshold").input_value() == "5"
+    page.fill("#mistake-threshold", "10")
+    page.locator("#mistake-threshold").blur()  # the keys are the page's again
     # over 10% win rate: move 3 (Black G7, -20%), move 4 (White C3, -15%), move 6 (White D6, -27%)
     assert page.locator("#mistakes .over-threshold").count() == 3
     shown = []
@@ -1047,9 +1203,10 @@ def test_n_and_shift_n_step_through_the_mistakes_over_the_threshold_in_game_orde
     assert shown[0][1].startswith("Mistake 1 of 3: Move 3 Black G7: −20.0%")
     assert shown[2][1].startswith("Mistake 3 of 3: Move 6 White D6: −27.0%")
     assert shown[3][1] == "No mistake over the threshold after move 5."
-    page.select_option("#mistakes-by", "score")  # 5 points at first: only D6's 5.4 points
-    assert page.locator("#mistake-threshold").input_value() == "5"
+    page.select_option("#mistakes-by", "score")
+    assert page.locator("#mistake-threshold").input_value() == "3"
     assert page.locator("#threshold-unit").inner_text() == "points"
+    page.fill("#mistake-threshold", "5")  # only D6's 5.4 points
     page.keyboard.press("Home")
     page.click("#next-mistake")
     assert page.locator("#move-label").inner_text() == "5 / 7"

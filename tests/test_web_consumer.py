@@ -216,9 +216,11 @@ def test_position_analysis_features_and_game_analysis_stream(settings) -> None:
         await ws.send_json_to({"type": "analyze", "move_number": 2})
         result = await receive_until(ws, lambda m: m["type"] == "analysis")
         assert result["move_number"] == 2 and result["to_play"] == "B"
-        assert len(result["candidates"]) == 10 and len(result["policy"]) == 82
+        assert len(result["policy"]) == 82
         assert 0 <= result["winrate"] <= 1 and result["ladders"]["size"] == 9
-        assert result["visits"] == 12 and result["best"] in {c["move"] for c in result["candidates"]}
+        visits = [c["visits"] for c in result["candidates"]]
+        assert result["visits"] == 12 and result["candidates"][0]["move"] == result["best"]
+        assert visits == sorted(visits, reverse=True)  # the search's order, its unvisited ideas last
         assert sum(c["visits"] for c in result["candidates"]) <= 11 and "moves" not in result
         if engine.zoo().names("previous"):
             assert len(result["backpred"]) == 81 and 0.9 < sum(result["backpred"]) < 1.01

@@ -546,3 +546,12 @@ def test_the_review_shows_the_players_comments_not_an_earlier_analysis_of_this_s
     assert client.post("/review", {"text": analysed}).status_code == 302
     timeline = client.get(f"/game/{Game.objects.get().pk}/review").context["timeline"]
     assert timeline["comments"] == ["", "Nice shape", ""] and timeline["variations"] == 0
+
+
+def test_each_level_says_how_strong_it_measured_against_gnugo_level_10(client) -> None:
+    page = client.get("/new").content.decode()
+    assert "policy (hard): the policy network" in page  # 29 of 40 games in docs/matches
+    assert "hard: won 29 of 40 games (72%) against GNU Go level 10 on 19×19" in page
+    assert "rules (easy): " in page
+    played = client.get(new_game(client, bot_level="mcts-2s")["Location"]).content.decode()
+    assert re.search(r"bot: mcts-2s, <span id=\"bot-strength\">very hard: won \d+ of \d+ games", played)

@@ -20,6 +20,7 @@ BENCHES = {
     "bot": "analysis.bench.bot",
     "features": "analysis.bench.features",
     "mcts": "analysis.bench.mcts",
+    "mistakes": "analysis.bench.mistakes",
     "nn": "analysis.bench.nn",
     "probe": "analysis.bench.probe",
     "score": "analysis.bench.score",

@@ -25,6 +25,7 @@ from analysis.go.position import Position
 from analysis.go.ruled import apply_rules
 from analysis.mcts import BaggedRoot, Candidate, Evaluator, Search, SearchConfig
 from analysis.review.ended import counted_analysis, ended
+from analysis.review.policy import SYMMETRIES, shown_policy
 from analysis.review.query import PositionQuery
 from analysis.sgf import GameRecord, SgfError, replay
 from analysis.tactics import ladder
@@ -53,6 +54,17 @@ def _move_info(point: int, order: int, prior: float, searched: Candidate | None,
         "score_lead": _points(searched.score_lead) if searched is not None else None,
         "pv": [to_gtp(p, size) for p in pv],
     }
+
+
+def _candidates(searched: Sequence[Candidate], policy: np.ndarray, top: int, size: int) -> list[dict]:
+    """Return the candidates' JSON: the ``top`` most visited of the search's moves (``searched``,
+    most visited first), then the ``top`` moves of ``policy`` that the search did not visit, best
+    prior first, each with its ``order`` in the list."""
+    visited = {c.move for c in searched}
+    best_priors = [int(p) for p in np.argsort(-policy, kind="stable")[:top] if policy[p] > 0]
+    ideas = [p for p in best_priors if p not in visited]
+    shown = [(c.move, c) for c in searched[:top]] + [(p, None) for p in ideas]
+    return [_move_info(point, rank, float(policy[point]), c, size) for rank, (point, c) in enumerate(shown)]
 
 
 def black_lead(lead: float | None, to_play: int) -> float | None:
@@ -86,10 +98,11 @@ def position_analysis(
     - ``to_play``, ``winrate`` (the search's, for the player to move), ``black_winrate``,
       ``score_lead`` and ``black_score_lead`` (the points the player to move, or Black, leads by;
       None without a score head), ``visits`` (the root's) and ``best`` (the most visited move);
-    - ``candidates``: the policy's ``top`` moves, best prior first: ``move``, ``order`` (0 = the
-      highest prior), ``prior``, ``visits``, ``winrate`` and ``score_lead`` (the search's for the
-      player who plays the move, None when it was not visited) and ``pv`` (the search's line from
-      that move);
+    - ``candidates`` (:func:`_candidates`): the search's ``top`` most visited moves in its order,
+      then the policy's ``top`` moves that the search did not visit (the network's ideas), best
+      prior first: ``move``, ``order`` (the place in that list: 0 is the search's best),
+      ``prior``, ``visits``, ``winrate`` and ``score_lead`` (the search's for the player who plays
+      the move, None when it was not visited) and ``pv`` (the search's line from that move);
     - ``moves`` (with ``include_search``): every move the search visited, most visited first,
       with the same fields and ``order`` their rank by visits (KataGo's ``moveInfos``);
     - ``policy`` (with ``include_policy``): the network's ``size*size + 1`` probabilities.
@@ -104,8 +117,6 @@ def position_analysis(
     result = Search(position, evaluator, SearchConfig.analysis()).run(max_visits=max(1, visits))
     if policy is None:
         policy = evaluator.evaluate([position])[0][0]  # the root's, from the evaluator's cache
-    searched = {c.move: c for c in result.candidates}
-    order = [int(p) for p in np.argsort(-policy, kind="stable")[:top] if policy[p] > 0]
     analysis = {
         "to_play": "B" if position.to_play == BLACK else "W",
         "winrate": round(result.winrate, 4),
@@ -114,10 +125,7 @@ def position_analysis(
         "black_score_lead": _points(black_lead(result.score_lead, position.to_play)),
         "visits": result.visits,
         "best": to_gtp(result.best, size),
-        "candidates": [
-            _move_info(point, rank, float(policy[point]), searched.get(point), size)
-            for rank, point in enumerate(order)
-        ],
+        "candidates": _candidates(result.candidates, policy, top, size),
     }
     if include_search:
         analysis["moves"] = [
@@ -125,7 +133,7 @@ def position_analysis(
             for rank, c in enumerate(result.candidates)
         ]
     if include_policy:
-        analysis["policy"] = [round(float(p), 5) for p in policy]
+        analysis["policy"] = shown_policy(policy)
     return analysis
 
 
@@ -244,7 +252,7 @@ def answer_query(
     Raises ValueError for a query whose position cannot be built, and whatever the evaluator raises.
     """
     position = query.position()
-    policy = policy_net.predict([position]).policy[0] if policy_net is not None else None
+    policy = policy_net.predict([position], SYMMETRIES).policy[0] if policy_net is not None else None
     if query.count_ended and ended(position):
         if query.policy and policy is None:
             policy = evaluator.evaluate([position])[0][0]

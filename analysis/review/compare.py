@@ -2,7 +2,9 @@
 they agree on, how well each predicts the moves played, and the game's surprising moves.
 
 No Go GUI has this view (``../shared/PRODUCT.md``).  Every position of the game is evaluated once
-per network, in batches, through the one inference path (:class:`~analysis.nets.inference.Network`).
+per network over the board's 8 symmetries, in batches, through the one inference path
+(:class:`~analysis.nets.inference.Network`): the priors and ranks are those the review shows
+(:mod:`analysis.review.policy`).
 A move is *surprising* for a network when the move played is outside its top 10, and a search
 *disagrees* with a network where the search's choice (from a whole-game analysis, when there is
 one) is not the network's first choice.
@@ -18,6 +20,7 @@ import numpy as np
 
 from analysis.go.coords import to_gtp
 from analysis.review.analyze import game_positions, move_rank
+from analysis.review.policy import SYMMETRIES, shown_policy
 from analysis.sgf import GameRecord
 
 if TYPE_CHECKING:
@@ -48,10 +51,11 @@ class _Tally:
     def add(
         self, k: int, policy: np.ndarray, played: int | None, first: str | None, search: str | None
     ) -> None:
-        """Count position ``k``: the move ``played`` (a point, or None at the end), the network's
-        ``first`` choice and the search's (GTP, or None)."""
+        """Count position ``k``: the move ``played`` (a point, or None at the end), its prior in
+        ``policy`` (the network's, unrounded) and its rank as shown, the network's ``first``
+        choice and the search's (GTP, or None)."""
         if played is not None:
-            rank = move_rank(policy, played)
+            rank = move_rank(np.asarray(shown_policy(policy)), played)
             self.positions += 1
             self.log_prior += float(np.log(max(float(policy[played]), 1e-9)))
             for r in RANKS:
@@ -75,7 +79,9 @@ class _Tally:
 
 
 def _net_info(policy: np.ndarray, played: int | None, size: int) -> dict:
-    """Return one network's view of a position: its top moves and the rank and prior of the move played."""
+    """Return one network's view of a position: its top moves and the rank and prior of the move
+    played, from its policy as the site shows it (:func:`analysis.review.policy.shown_policy`)."""
+    policy = np.asarray(shown_policy(policy))
     info = {"top": _top(policy, size, TOP), "played_rank": None, "played_prior": None}
     if played is not None:
         info["played_rank"] = move_rank(policy, played)
@@ -110,7 +116,7 @@ def compare_networks(
     size = record.size
     replayed = list(game_positions(record, rules=rules))
     positions = [p for p, _ in replayed]
-    policies = {name: net.predict(positions).policy for name, net in networks.items()}  # batched by the net
+    policies = {name: net.predict(positions, SYMMETRIES).policy for name, net in networks.items()}  # batched
     tallies = {name: _Tally() for name in networks}
     entries = []
     for k, (_, next_move) in enumerate(replayed):

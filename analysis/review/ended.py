@@ -21,6 +21,7 @@ import numpy as np
 from analysis.go.coords import BLACK, WHITE, CoordinateError, to_gtp, to_sgf
 from analysis.go.position import Position
 from analysis.go.scoring import area_owners, estimate_dead, score
+from analysis.review.policy import shown_policy
 from analysis.sgf import SgfNode, expand_points
 
 log = logging.getLogger(__name__)
@@ -72,7 +73,7 @@ def counted_analysis(
     if ownership:
         analysis["ownership"] = [int(v) * mover for v in area_owners(position, dead).ravel()]
     if policy is not None:
-        analysis["policy"] = [round(float(p), 5) for p in policy]
+        analysis["policy"] = shown_policy(policy)
     return analysis
 
 

@@ -10,6 +10,7 @@ import { boardOf } from "./compare/boards.js";
 import { showLists, showPlayed, showSummary, showSurprises } from "./compare/panel.js";
 import { bindMoveButtons } from "./move-buttons.js";
 import { Review } from "./review/state.js";
+import { bindWheel } from "./wheel.js";
 
 /** Each network menu greys out the network the other one shows: a network is compared with another. */
 function excludeEachOther() {
@@ -54,5 +55,6 @@ export function comparePage(socket) {
   $("net-b").onchange = ask;
   $("surprise-filter").onchange = () => showSurprises(state, go);
   bindMoveButtons(go, () => review.k, review.last);
+  for (const id of ["goban-a", "goban-b"]) bindWheel($(id), (step) => go(review.k + step));
   render();
 }

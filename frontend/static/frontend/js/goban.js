@@ -7,13 +7,15 @@
 import { LETTERS, fromGtp, starPoints } from "./coords.js";
 import { drawLadders } from "./ladders.js";
 import { drawCandidates, drawGhost, drawHeat, drawPlayed } from "./overlays.js";
+import { drawSearchMarks } from "./search-marks.js";
 import { el } from "./svg.js";
 import { deadStones, drawTerritory } from "./territory.js";
 
 /**
  * Draw the goban. `view`: {size, board ("." "X" "O" string), last, numbers (Map), dead (Set of
  * points: the stones drawn dead, as the player marked them; absent, the territory's dead stones),
- * candidates ([{move, prior, order}]), heat (array of n*n in [0,1]), territory (Black's ownership:
+ * candidates ([{move, prior, order}]: the networks' top moves), marks (the search's candidates,
+ * candidates.js `candidateMarks`), heat (array of n*n in [0,1]), territory (Black's ownership:
  * n*n in -1..1), ladders (overlay), coords (bool), ghost ({point, color}), played ({move, rank}:
  * the move played next, ringed with the rank the network gave it)}.
  */
@@ -31,6 +33,7 @@ export function draw(svg, view) {
   if (view.last) drawLastMove(svg, view);
   if (view.ladders) drawLadders(svg, view.ladders, n);
   if (view.candidates) drawCandidates(svg, view.candidates, view.board, n);
+  if (view.marks) drawSearchMarks(svg, view.marks, view.board, n);
   if (view.played) drawPlayed(svg, view.played, view.board, n);
   if (view.ghost) drawGhost(svg, view.ghost, n);
 }

@@ -17,8 +17,9 @@ import { Review } from "./review/state.js";
 import { TreeView, drawBranchMarks } from "./review/tree-view.js";
 import { bindBranching } from "./review/variations.js";
 import { followWholeGameAnalysis } from "./review/whole-game.js";
+import { bindWheel } from "./wheel.js";
 
-const TOGGLES = ["show-candidates", "show-played", "show-ladders", "show-numbers", "show-coords"];
+const TOGGLES = ["show-candidates", "circle-figure", "show-played", "show-ladders", "show-numbers", "show-coords"];
 
 /** The networks the menus name (an empty menu: the server's default), and the search depth. */
 const networks = () => ({
@@ -90,7 +91,7 @@ export function reviewPage(socket, { readOnly }) {
   };
 
   socket.on("state", () => {
-    $("status").textContent = `${review.last} moves. Keys: ← → Home End to move, n and N to the next and previous mistake, [ ] feature planes.`;
+    $("status").textContent = `${review.last} moves. Keys: ← → Home End (or the mouse wheel over the board) to move, n and N to the next and previous mistake, [ ] feature planes.`;
     socket.send({ type: "tree" });
     request();
   });
@@ -105,6 +106,7 @@ export function reviewPage(socket, { readOnly }) {
   });
   followWholeGameAnalysis(socket, review, { render, showGraph, go, readOnly });
   bindNavigation(svg, review, go, along);
+  bindWheel(svg, (step) => along(review.k + step));
   bindVariations(svg, review, render);
   bindBranching(socket, svg, review, { showNode: request, go });
   for (const id of TOGGLES) $(id).onchange = render;

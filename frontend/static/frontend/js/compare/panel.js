@@ -47,10 +47,9 @@ export function showLists(state) {
   ["list-a", "list-b"].forEach((id, side) => {
     const ol = $(id);
     ol.replaceChildren();
+    $(`${id}-name`).textContent = entry ? state.result.networks[side] : "";
     if (!entry) return;
     const name = state.result.networks[side];
-    const head = Object.assign(document.createElement("li"), { textContent: name, className: "list-head" });
-    ol.appendChild(head);
     for (const c of entry.nets[name].top) {
       const li = document.createElement("li");
       li.textContent = `${c.move} ${percent(c.prior)}`;

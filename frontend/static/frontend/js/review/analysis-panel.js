@@ -8,7 +8,8 @@
 import { COLOR_NAMES } from "../colors.js";
 import { $, checked } from "../dom.js";
 import { ladderText } from "../ladders.js";
-import { blackLead, leadText } from "../score.js";
+import { leadText } from "../score.js";
+import { lossClass, lossMeasure, lossOf, lossWords, searchText, splitCandidates } from "../candidates.js";
 
 export function showAnalysis(review) {
   $("played").textContent = playedText(review);
@@ -23,7 +24,7 @@ function playedText(review) {
   const next = review.next;
   const rank = review.playedRank;
   let text = next ? `Next: ${COLOR_NAMES[next[0]]} ${next[1]}` : "End of the game";
-  if (rank) text += `, ${a?.network ?? "the network"}'s choice #${rank}`;
+  if (rank) text += `, ${networkOf(a)}'s choice #${rank}`;
   if (a?.counted) return `${text} · ${countedText(a.counted)}`;
   if (a && a.black_winrate !== null && a.black_winrate !== undefined) {
     const winrate = (100 * a.black_winrate).toFixed(1);
@@ -32,6 +33,14 @@ function playedText(review) {
     text += ` · black win rate ${winrate}%${score} (search, ${a.visits} visits; best ${a.best})`;
   }
   return text;
+}
+
+/**
+ * The network whose policy ranked the moves of analysis `a`: a position's analysis names it; a
+ * whole-game analysis is the default network's, which the networks menu lists first.
+ */
+function networkOf(a) {
+  return a?.network ?? $("network").options[0]?.value ?? "the network";
 }
 
 /** The count of a position that two passes ended (the analysis counts it instead of searching). */
@@ -43,28 +52,49 @@ function countedText(counted) {
 }
 
 /**
- * List the candidates of analysis `a` (none without one): prior, and the search's win rate (of the
- * player to move, named: "White wins 49.0%"), score lead (from Black's side, as everywhere: "W+0.4"
- * names the side that leads) and visits.
+ * List the candidates of analysis `a` (none without one) as candidates.js splits them: the moves
+ * the search visited in its order, each with the mover's win rate ("White wins 49.0%"), the score
+ * lead from Black's side ("W+0.4" names the side that leads), visits, what it loses against the
+ * search's best (in the measure the circles' menu picks) and the network's prior, a swatch of its
+ * circle's colour; then, apart, the network's ideas the search did not visit, with their priors.
  */
 function showCandidates(a, lineMove) {
   const ol = $("candidate-list");
   ol.replaceChildren();
   if (!a) return;
-  const mover = COLOR_NAMES[a.to_play];
-  for (const c of a.candidates) {
+  const { searched, ideas } = splitCandidates(a);
+  const measure = lossMeasure(searched, $("circle-figure").value);
+  if (searched.length && measure !== $("circle-figure").value) {
+    listHead(ol, "No score leads (the network has no score head): the circles show win rates.");
+  }
+  const item = (c, text, cls) => {
     const li = document.createElement("li");
-    const visits = `${c.visits} visit${c.visits === 1 ? "" : "s"}`;
-    const lead = c.score_lead ?? null;
-    const score = lead === null ? "" : `, ${leadText(blackLead(lead, a.to_play))}`;
-    const winrate = c.winrate === null ? null : (100 * c.winrate).toFixed(1);
-    const win = winrate === null ? "not searched" : `${mover} wins ${winrate}%${score}, ${visits}`;
-    li.textContent = `${c.move}: ${(100 * c.prior).toFixed(1)}% · ${win}`;
+    li.textContent = text;
     li.dataset.move = c.move;
-    li.classList.toggle("best", c.move === a.best);
+    li.className = cls;
     li.classList.toggle("shown", c.move === lineMove);
     ol.appendChild(li);
-  }
+    return li;
+  };
+  searched.forEach((c, i) => {
+    const loss = lossOf(c, searched[0], measure);
+    const visits = `${c.visits} visit${c.visits === 1 ? "" : "s"}`;
+    const prior = `prior ${(100 * c.prior).toFixed(1)}%`;
+    const li = item(c, `${c.move}: ${searchText(c, a.to_play)}, ${visits} · ${lossWords(c, searched[0], measure)} · ${prior}`,
+      `searched loss-${lossClass(loss, measure)}${c === searched[0] ? " best" : ""}`);
+    li.value = i + 1; // numbered in the search's order, whatever note comes first
+  });
+  if (!ideas.length) return;
+  listHead(ol, "The network's ideas, not searched:");
+  for (const c of ideas) item(c, `${c.move}: prior ${(100 * c.prior).toFixed(1)}%`, "idea");
+}
+
+/** Add a line of `text` to list `ol` that is no item of it (no number, no move). */
+function listHead(ol, text) {
+  const li = document.createElement("li");
+  li.className = "list-head";
+  li.textContent = text;
+  ol.appendChild(li);
 }
 
 /** The variation the board shows, move by move, or how to see one. */

@@ -3,6 +3,7 @@
  * toggles (the territory among them) and the heatmap menu pick, or a candidate's variation.
  */
 
+import { candidateMarks } from "../candidates.js";
 import { pointOf } from "../coords.js";
 import { $, checked } from "../dom.js";
 import { moveNumbers } from "../move-numbers.js";
@@ -29,7 +30,7 @@ export function boardView(review, viewer) {
     last: review.lastMove,
     coords: checked("show-coords"),
     numbers: checked("show-numbers") ? moveNumbers(review.lineMoves, review.k, review.board, n) : null,
-    candidates: checked("show-candidates") && a ? a.candidates : null,
+    marks: checked("show-candidates") && a ? candidateMarks(a, $("circle-figure").value) : null,
     ladders: checked("show-ladders") && position ? position.ladders : null,
     territory: territory(position),
     dead: countedDead(position, n),

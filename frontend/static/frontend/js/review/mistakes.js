@@ -7,13 +7,21 @@
 
 import { COLOR_NAMES } from "../colors.js";
 import { $ } from "../dom.js";
+import { markMistakes } from "../graph.js";
 import { lacksScoreLeads } from "../score.js";
 import { addShortcuts } from "../shortcuts.js";
 
 /** How many mistakes the list shows, worst first. */
 const LISTED = 10;
-/** The thresholds of the steps at first, in the menu's measures: percent of win rate, or points. */
-const THRESHOLDS = { winrate: 10, score: 5 };
+/**
+ * The thresholds of the steps, in the menu's measures: percent of win rate, or points. At first
+ * KaTrain's least inaccuracy (3 points, 5%): on 6 tygem 9d games of 2011-12 searched at 200 visits
+ * with golois-score, 10% of win rate found no mistake in 4 of them and 5% none in 2 (a game that
+ * one side leads by far moves its win rate little), while 3 points found 2 to 19 in each (BENCHMARKS.md).
+ */
+const thresholds = { winrate: 5, score: 3 };
+/** Whether the player picked the ranking: until then it is by points lost where the analysis has score leads. */
+let rankingPicked = false;
 
 /** "−12.3%" for a loss of 0.123 win rate ("+..." for a gain). */
 const winrateLost = (loss) => `${loss >= 0 ? "−" : "+"}${(100 * Math.abs(loss)).toFixed(1)}%`;
@@ -52,6 +60,7 @@ function overThreshold(review, by) {
  * LISTED; a click calls `go(move number)`. Nothing to show before a whole-game analysis.
  */
 export function showMistakes(review, go) {
+  if (review.mistakes && !rankingPicked) rankBy(lacksScoreLeads(review.entries) ? "winrate" : "score");
   showThresholdUnit();
   if (!review.mistakes) return;
   const by = $("mistakes-by").value;
@@ -79,6 +88,14 @@ export function showMistakes(review, go) {
     ol.appendChild(li);
   }
   $("mistake-step").textContent = "";
+  markMistakes($("graph"), overThreshold(review, by).map((m) => ({ move_number: m.move_number, text: mistakeText(m, by) })));
+}
+
+/** Rank the mistakes `by` "winrate" or "score", with that ranking's threshold. */
+function rankBy(by) {
+  if ($("mistakes-by").value === by) return;
+  $("mistakes-by").value = by;
+  $("mistake-threshold").value = thresholds[by];
 }
 
 /** The threshold's unit follows the ranking: a win rate in percent, or points. */
@@ -116,10 +133,10 @@ function step(review, go, direction) {
  * the list; the steps move `go`.
  */
 export function bindMistakes(review, go) {
-  const thresholds = { ...THRESHOLDS };
   const by = () => $("mistakes-by").value;
   $("mistake-threshold").value = thresholds[by()];
   $("mistakes-by").onchange = () => {
+    rankingPicked = true;
     $("mistake-threshold").value = thresholds[by()];
     showMistakes(review, go);
   };

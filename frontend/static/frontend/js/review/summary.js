@@ -5,16 +5,15 @@
  * among the network's top 5.
  */
 
+import { lossRange } from "../candidates.js";
 import { $ } from "../dom.js";
 
-const CLASSES = [
-  ["Blunders", "12+ points", "20%+"],
-  ["Mistakes", "6–12 points", "10–20%"],
-  ["Inaccuracies", "3–6 points", "5–10%"],
-  ["Slack moves", "1.5–3 points", "2–5%"],
-  ["Fine moves", "0.5–1.5 points", "1–2%"],
-  ["Good moves", "under 0.5 point", "under 1%"],
-];
+/** Each class of loss, blunders first, with its range of points and of win rate (candidates.js `lossRange`). */
+const CLASSES = ["Blunders", "Mistakes", "Inaccuracies", "Slack moves", "Fine moves", "Good moves"].map((label, i) => [
+  label,
+  lossRange(i, "score"),
+  lossRange(i, "winrate"),
+]);
 
 /** "42%" for 0.42, "–" when unknown. */
 const percent = (share) => (share === null || share === undefined ? "–" : `${Math.round(100 * share)}%`);

@@ -37,7 +37,7 @@ export function followWholeGameAnalysis(socket, review, { render, showGraph, go,
       $("cancel").hidden = !on;
       $("analyze-game").disabled = on;
     }
-    $("progress").hidden = !on && !review.entries.length;
+    $("progress").hidden = !on; // a finished analysis says so in the status line
   };
   const setProgress = (max, value) => {
     $("progress").max = max;

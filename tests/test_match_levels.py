@@ -1,0 +1,54 @@
+"""Each bot level's measured results against GNU Go level 10, from the match logs (analysis.match.levels)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from analysis.bot.levels import LEVELS
+from analysis.match.levels import LevelRecord, level_of, level_records, measured_levels
+
+GNUGO = "/usr/games/gnugo --mode gtp --level 10 --chinese-rules"
+
+
+def game(a: str, winner: str | None, b: str = GNUGO) -> dict:
+    return {"number": 1, "winner": winner, "engines": {"A": a, "B": b}}
+
+
+def test_the_level_comes_from_our_engines_command_line() -> None:
+    assert level_of("python -m analysis.gtp --level mcts-200") == "mcts-200"
+    assert level_of(".venv/bin/python -m analysis.gtp --level mcts-2s --weights /tmp/b12.pt") == "mcts-2s"
+    assert level_of("/usr/games/gnugo --mode gtp --level 10") is None
+    assert level_of("python -m analysis.gtp") is None
+
+
+def test_only_games_against_gnugo_level_10_count_and_a_draw_counts_half() -> None:
+    records = [
+        game("python -m analysis.gtp --level policy", "A"),
+        game("python -m analysis.gtp --level policy", "B"),
+        game("python -m analysis.gtp --level policy", None),
+        game("python -m analysis.gtp --level policy", "A", b="/usr/games/gnugo --mode gtp --level 5"),
+        game("python -m analysis.gtp --level mcts-50", "A", b="python -m analysis.gtp --level rules"),
+    ]
+    assert level_records(records) == {"policy": LevelRecord("policy", games=3, wins=1, draws=1)}
+    assert level_records(records)["policy"].win_rate == 0.5
+
+
+@pytest.mark.parametrize(("wins", "word"), [(0, "easy"), (3, "medium"), (6, "hard"), (8, "very hard")])
+def test_the_plain_word_follows_the_win_rate(wins: int, word: str) -> None:
+    record = LevelRecord("x", games=10, wins=wins)
+    assert record.word == word
+    against = "against GNU Go level 10 on 19×19"
+    assert record.describe() == f"{word}: won {wins} of 10 games ({10 * wins}%) {against}"
+
+
+def test_the_logs_in_docs_measure_the_shipped_levels(tmp_path: Path) -> None:
+    measured = measured_levels()
+    assert {"rules", "policy", "mcts-2s"} <= measured.keys() <= LEVELS.keys()
+    assert all(r.games > 0 for r in measured.values())
+    log = tmp_path / "x.jsonl"
+    log.write_text("\n".join(json.dumps(game("python -m analysis.gtp --level rules", "B")) for _ in range(2)))
+    assert measured_levels(tmp_path) == {"rules": LevelRecord("rules", games=2, wins=0)}
+    assert measured_levels(tmp_path / "missing") == {}
