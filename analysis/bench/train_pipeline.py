@@ -29,6 +29,7 @@ import torch
 
 from analysis.bench.nn import BOARD
 from analysis.bench.positions import SHARED_DATA
+from analysis.features import registry
 from analysis.nets import precision
 from analysis.nets.presets import Config, build, get_preset
 from analysis.train.loop import TrainConfig, _Stream, batch_loader, train_step, trainer
@@ -109,7 +110,9 @@ def step_alone(config: Config, cfg: TrainConfig, device: torch.device, dtype: to
 
 
 def loader_rate(cfg: TrainConfig, config: Config, seconds: float) -> tuple[float, float]:
-    """Return (seconds to the first batch, samples/s after it) of one loader process's stream."""
+    """Return (seconds to the first batch, samples/s after it) of one loader process's stream, on
+    one core as in a DataLoader worker."""
+    registry.use_threads(1)
     t0 = time.perf_counter()
     stream = iter(_Stream(cfg, config, seed=1))
     next(stream)
@@ -119,7 +122,10 @@ def loader_rate(cfg: TrainConfig, config: Config, seconds: float) -> tuple[float
         while True:
             yield len(next(stream)["moves"])
 
-    return startup, _rate(batches(), seconds, torch.device("cpu"), warmup=0)
+    try:
+        return startup, _rate(batches(), seconds, torch.device("cpu"), warmup=0)
+    finally:
+        registry.use_threads(None)
 
 
 class _Busy:

@@ -148,11 +148,29 @@ class FeatureSet:
             i += f.count
 
 
-@lru_cache(maxsize=1)
+_threads: int | None = None  # threads of the extraction pool; None: one per core
+
+
+def use_threads(count: int | None) -> None:
+    """Extract batches on ``count`` threads from now on in this process (None: one per core).
+
+    A DataLoader worker takes one: the workers already keep every core busy, and a pool of one
+    thread per core in each of them would only fight over the cores.
+    """
+    global _threads
+    _threads = count
+
+
 def _pool(pid: int) -> ThreadPoolExecutor:
-    """The extraction thread pool of process ``pid``: one thread per core.
+    """The extraction thread pool of this process (``pid``), of ``use_threads``' size."""
+    return _pool_of(pid, _threads or os.cpu_count() or 1)
+
+
+@lru_cache(maxsize=2)
+def _pool_of(pid: int, threads: int) -> ThreadPoolExecutor:
+    """The extraction thread pool of process ``pid`` with ``threads`` threads.
 
     Keyed by process id, so a forked child (a DataLoader worker) makes its own
     instead of waiting forever on threads that do not exist in it.
     """
-    return ThreadPoolExecutor(max_workers=os.cpu_count() or 1, thread_name_prefix="features")
+    return ThreadPoolExecutor(max_workers=threads, thread_name_prefix="features")

@@ -33,7 +33,7 @@ import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel
 from torch.utils.data import DataLoader, IterableDataset
 
-from analysis.features import get_feature_set
+from analysis.features import get_feature_set, registry
 from analysis.nets import checkpoint, precision
 from analysis.nets.presets import Config, build, config_from_dict, get_preset
 from analysis.train import ladder_set as ladders
@@ -113,6 +113,8 @@ class _Stream(IterableDataset):
         cfg, config = self.cfg, self.config
         info = torch.utils.data.get_worker_info()
         seed = self.seed * 1000 + (info.id if info else 0)
+        if info is not None:  # one of several loader processes: one core each
+            registry.use_threads(1)
         if self.ladder is not None:
             general = ExampleSampler(self.ladder, config.feature_set, seed=seed)
         else:
