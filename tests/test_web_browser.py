@@ -193,7 +193,7 @@ def test_play_a_move_and_see_the_bot_reply(page, site: Site) -> None:
     status_starts(page, "Your move")
     click_point(page, "E5")
     page.wait_for_function(
-        "document.querySelectorAll('#goban .stone.black:not(.ghost)').length === 1"
+        "() => document.querySelectorAll('#goban .stone.black:not(.ghost)').length === 1"
         " && document.querySelectorAll('#goban .stone.white:not(.ghost)').length === 1",
         timeout=20000,
     )
@@ -225,7 +225,7 @@ def test_at_the_end_dead_stones_are_toggled_and_the_score_shown(page, site: Site
     assert before.startswith("Score: black")
     dead_before = page.locator("#goban .stone.dead").count()
     click_point(page, "C7")
-    page.wait_for_function(f"document.querySelectorAll('#goban .stone.dead').length !== {dead_before}")
+    page.wait_for_function(f"() => document.querySelectorAll('#goban .stone.dead').length !== {dead_before}")
     assert page.locator("#score").inner_text() != before
     page.click("#accept")
     status_starts(page, "Game over:")
@@ -264,7 +264,9 @@ def test_a_candidates_variation_shows_numbered_under_the_mouse_on_the_board_or_t
     before = (stones(page, "black"), stones(page, "white"))
     move = page.locator("#candidate-list li.best").get_attribute("data-move")
     page.locator("#goban .candidates circle.best").hover()
-    page.wait_for_function("document.getElementById('line-info').textContent.startsWith('Variation of')")
+    page.wait_for_function(
+        "() => document.getElementById('line-info').textContent.startsWith('Variation of')"
+    )
     line = page.locator("#line-info").inner_text()
     assert line.startswith(f"Variation of {move}: 1. {move}")
     shown = len(line.split(": ", 1)[1].split())  // 2  # "1. D4 2. C3 ...": the line's moves
@@ -279,7 +281,7 @@ def test_a_candidates_variation_shows_numbered_under_the_mouse_on_the_board_or_t
     page.locator("#candidate-list li[data-move]").nth(1).hover()  # from the list too
     second = page.locator("#candidate-list li[data-move]").nth(1).get_attribute("data-move")
     page.wait_for_function(
-        "m => document.getElementById('line-info').textContent.startsWith('Variation of ' + m)", arg=second)
+        "(m) => document.getElementById('line-info').textContent.startsWith('Variation of ' + m)", arg=second)
 
 
 def test_a_variation_played_out_takes_captured_stones_off_and_stops_at_an_occupied_point(page, site) -> None:
@@ -442,7 +444,7 @@ def test_the_clock_counts_down_the_player_on_the_move_and_ends_the_game_on_time(
     click_point(page, "E5")
     status_starts(page, "Your move (Black), move 3")  # the bot replied within its 6 seconds
     assert page.inner_text("#clock-W") == "White 0:06 (1 left)"  # a move within the period keeps it
-    page.wait_for_function("document.getElementById('clock-B').textContent === 'Black 0:02 (1 left)'",
+    page.wait_for_function("() => document.getElementById('clock-B').textContent === 'Black 0:02 (1 left)'",
                            timeout=10000)
     assert page.locator("#clock-B.low").count() == 1
     status_starts(page, "Game over: W+T", timeout=15000)  # the page asked; the server ended it
@@ -615,7 +617,9 @@ def test_without_score_leads_the_circles_show_win_rates_and_say_so(page, two_net
     upload(page, two_network_site, REVIEW_SGF)
     page.wait_for_selector("#goban .candidates circle")
     page.select_option("#network", "small")  # a value head and no score head: searched by itself
-    page.wait_for_function("document.getElementById('candidate-list').textContent.includes('No score leads')")
+    page.wait_for_function(
+        "() => document.getElementById('candidate-list').textContent.includes('No score leads')"
+    )
     assert page.locator("#circle-figure").input_value() == "score"
     figures = page.locator("#goban .candidates text.figure").all_text_contents()
     assert figures and all(f.isdigit() for f in figures)  # the mover's win rate in percent
@@ -686,7 +690,7 @@ def test_the_territory_toggle_draws_the_positions_ownership_on_the_review_board(
     upload(page, score_site, REVIEW_SGF)
     page.wait_for_selector("#goban .candidates circle")
     page.keyboard.press("End")
-    page.wait_for_function("document.getElementById('played').textContent.includes('search')")
+    page.wait_for_function("() => document.getElementById('played').textContent.includes('search')")
     assert page.locator("#goban .territory").count() == 0
     page.check("#show-territory")  # asks the position again, with its ownership map
     page.wait_for_selector("#goban .territory rect")
@@ -741,7 +745,7 @@ def test_a_review_counts_the_position_that_two_passes_ended_and_draws_the_counts
     white = "".join(f"[e{r}]" for r in "abcdefghi") + "[bb]"  # White's on E, and B8 inside Black's area
     upload(page, site, f"(;GM[1]FF[4]SZ[9]KM[7.5]RU[Chinese]AB{black}AW{white};B[];W[])")
     page.keyboard.press("End")
-    page.wait_for_function("document.getElementById('played').textContent.includes('counted')")
+    page.wait_for_function("() => document.getElementById('played').textContent.includes('counted')")
     # area: Black 27 points (B8 dead), White 45 + 7.5 komi; column D is dame
     assert page.locator("#played").inner_text() == (
         "End of the game · two passes ended the game: counted W+25.5 by area (1 dead stone taken off)")
@@ -767,7 +771,7 @@ def test_the_review_of_a_counted_game_draws_the_stones_its_player_marked_dead_ev
     page.goto(f"{site.url}/game/{game_id}/review")
     page.wait_for_selector("#goban .grid")
     page.keyboard.press("End")
-    page.wait_for_function("document.getElementById('played').textContent.includes('counted')")
+    page.wait_for_function("() => document.getElementById('played').textContent.includes('counted')")
     # territory: Black 18 empty points + White's dead D5, White 36 + 7.5 komi
     assert "counted W+24.5 by territory (1 dead stone taken off)" in page.locator("#played").inner_text()
     page.check("#show-territory")
@@ -857,7 +861,7 @@ def test_while_scoring_the_players_dead_marks_decide_which_stones_the_territory_
         click_point(page, "C5")
         received(page, frames, lambda m: m["type"] == "state" and {point_of(v) for v in m["dead"]} == dead)
         page.wait_for_function(
-            "n => document.querySelectorAll('#goban .stone.dead').length === n", arg=len(dead))
+            "(n) => document.querySelectorAll('#goban .stone.dead').length === n", arg=len(dead))
         assert drawn_overlay(page) == expected_overlay(board, ownership, dead)
 
     toggle_wall(marks | wall)
@@ -882,7 +886,7 @@ def test_estimate_score_shows_territory_and_lead_until_the_next_move_or_all_alon
     page.wait_for_selector("#goban .territory rect")
     click_point(page, "C3")
     status_starts(page, "Your move (Black), move 5")
-    page.wait_for_function("document.querySelectorAll('#goban .territory rect').length > 0")
+    page.wait_for_function("() => document.querySelectorAll('#goban .territory rect').length > 0")
     assert ESTIMATE.match(page.locator("#estimate-text").inner_text())
     assert (stones(page, "black"), stones(page, "white")) == (2, 2)
 
@@ -1005,7 +1009,7 @@ def test_the_graph_has_axes_marks_its_mistakes_and_the_wheel_steps_through_the_m
     rows = zip(black, played, best, strict=True)
     site.add_analysis(game_id, [made_up_entry(k, *row) for k, row in enumerate(rows)])
     page.reload()
-    page.wait_for_function("document.getElementById('mistakes').textContent.startsWith('Move ')")
+    page.wait_for_function("() => document.getElementById('mistakes').textContent.startsWith('Move ')")
     assert page.locator("#graph").bounding_box()["height"] >= 150  # tall enough to read
     assert page.locator("#graph .graph-value").all_text_contents() == ["100%", "50%", "0%"]
     assert page.locator("#graph .graph-move").all_text_contents() == [str(m) for m in range(8)]
@@ -1036,7 +1040,7 @@ def test_a_shared_review_ranks_the_saved_mistakes_by_points_lost_too(page, score
     status_starts(page, "Analysis complete.", timeout=60000)
     page.click("#share")
     page.goto(page.locator("#share-link").input_value())
-    page.wait_for_function("document.getElementById('mistakes').textContent.startsWith('Move ')")
+    page.wait_for_function("() => document.getElementById('mistakes').textContent.startsWith('Move ')")
     assert page.locator("#shared-note").is_visible()
     assert page.locator("#mistakes-by").input_value() == "score"  # by points lost at first: leads came
     page.select_option("#mistakes-by", "winrate")
@@ -1057,7 +1061,7 @@ def test_the_records_comments_show_with_their_position_and_variations_are_named(
     upload(page, site, sgf)
     assert page.locator("#record-comment").inner_text() == "Before the game"
     assert page.locator("#variations-note").inner_text() == "The record has 1 variation: see the game tree."
-    page.wait_for_function("document.querySelectorAll('#tree .tree-node').length === 5")
+    page.wait_for_function("() => document.querySelectorAll('#tree .tree-node').length === 5")
     page.keyboard.press("ArrowRight")
     assert page.locator("#record-comment").inner_text() == "The centre"
     page.keyboard.press("ArrowRight")
@@ -1080,7 +1084,7 @@ def test_a_variation_is_played_analysed_saved_downloaded_deleted_and_promoted(pa
     page.keyboard.press("ArrowRight")
     page.keyboard.press("ArrowRight")
     click_point(page, "D4")  # Black's move 3 in the game was G7
-    page.wait_for_function("document.getElementById('move-label').textContent === '3 (variation)'")
+    page.wait_for_function("() => document.getElementById('move-label').textContent === '3 (variation)'")
     assert page.locator("#tree-info").inner_text().startswith("A variation from move 2, at move 3.")
     assert "saved with the game" in page.locator("#tree-info").inner_text()
     page.wait_for_selector("#goban .candidates circle")  # the variation's position is analysed
@@ -1090,12 +1094,12 @@ def test_a_variation_is_played_analysed_saved_downloaded_deleted_and_promoted(pa
     page.keyboard.press("ArrowRight")  # back along the variation last visited
     assert page.locator("#move-label").inner_text() == "3 (variation)"
     page.locator("#candidate-list li").first.click()  # the candidate's line is played on
-    page.wait_for_function("document.getElementById('move-label').textContent !== '3 (variation)'")
+    page.wait_for_function("() => document.getElementById('move-label').textContent !== '3 (variation)'")
     assert int(page.locator("#move-label").inner_text().split()[0]) >= 4
 
     page.reload()  # saved with the game: the page shows the variation again
     status_starts(page, "7 moves.")
-    page.wait_for_function("document.querySelectorAll('#tree .tree-node').length > 8")
+    page.wait_for_function("() => document.querySelectorAll('#tree .tree-node').length > 8")
     for key in ("ArrowRight", "ArrowRight", "ArrowRight", "ArrowDown"):
         page.keyboard.press(key)
     assert page.locator("#move-label").inner_text() == "3 (variation)"
@@ -1109,14 +1113,16 @@ def test_a_variation_is_played_analysed_saved_downloaded_deleted_and_promoted(pa
     assert "Black win rate" in variation.comment
 
     page.click("#delete-branch")  # the variation goes, and the board shows where it began
-    page.wait_for_function("document.getElementById('move-label').textContent === '2 / 7'")
+    page.wait_for_function("() => document.getElementById('move-label').textContent === '2 / 7'")
     assert page.locator("#tree .tree-node").count() == 8
     assert ";B[df]" not in page.request.get(f"{site.url}/game/{game_id}/sgf").text()
     click_point(page, "D4")
-    page.wait_for_function("document.getElementById('move-label').textContent === '3 (variation)'")
+    page.wait_for_function("() => document.getElementById('move-label').textContent === '3 (variation)'")
     page.click("#promote-branch")  # the page comes back with the new main line, at the same move
-    page.wait_for_function("document.getElementById('move-label').textContent === '3 / 3'")
-    page.wait_for_function("document.querySelectorAll('#tree .tree-node').length === 9")  # the tree came
+    page.wait_for_function("() => document.getElementById('move-label').textContent === '3 / 3'")
+    page.wait_for_function(
+        "() => document.querySelectorAll('#tree .tree-node').length === 9"
+    )  # the tree came
     assert page.locator("#move-label").inner_text() == "3 / 3"  # and the page stayed at its move
     assert page.locator("#variations-note").inner_text() == "The record has 1 variation: see the game tree."
 
@@ -1185,7 +1191,7 @@ def test_n_and_shift_n_step_through_the_mistakes_over_the_threshold_in_game_orde
     rows = zip(black, played, best, strict=True)
     site.add_analysis(game_id, [made_up_entry(k, *row) for k, row in enumerate(rows)])
     page.reload()
-    page.wait_for_function("document.getElementById('mistakes').textContent.startsWith('Move ')")
+    page.wait_for_function("() => document.getElementById('mistakes').textContent.startsWith('Move ')")
     # ranked by points lost at first (the analysis has score leads), from 3 points
     assert page.locator("#mistakes-by").input_value() == "score"
     assert page.locator("#mistake-threshold").input_value() == "3"
@@ -1308,10 +1314,14 @@ def test_accounts_adopt_the_sessions_games_and_a_share_link_opens_in_another_bro
         viewer.keyboard.press("End")
         assert viewer.locator("#move-label").inner_text() == "7 / 7"
         click_point(viewer, "A1")  # the game's record is not lengthened
-        viewer.wait_for_function("document.getElementById('error').textContent.startsWith('the game ends')")
+        viewer.wait_for_function(
+            "() => document.getElementById('error').textContent.startsWith('the game ends')"
+        )
         viewer.keyboard.press("ArrowLeft")
         click_point(viewer, "A1")  # a variation of the viewer's own, which the owner's game never gets
-        viewer.wait_for_function("document.getElementById('move-label').textContent === '7 (variation)'")
+        viewer.wait_for_function(
+            "() => document.getElementById('move-label').textContent === '7 (variation)'"
+        )
         assert "explored here only" in viewer.locator("#tree-info").inner_text()
         assert viewer.locator("#promote-branch").count() == 0
         viewer.wait_for_selector("#goban .candidates circle")  # analysed like any position
