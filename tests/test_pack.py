@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from analysis.sgf import read_sgf
+from analysis.train import ladder_set
 from analysis.train.data import PositionSampler, fixed_positions
 from analysis.train.final_owner import final_ownership
 from analysis.train.games import TrainingGame, game_id
@@ -143,3 +144,19 @@ def test_a_file_that_is_not_a_packed_archive_is_refused(tmp_path: Path) -> None:
     (tmp_path / "junk.pack.npz").write_bytes(b"junk")
     with pytest.raises(ValueError, match="not a packed archive"):
         PackedArchive.open(tmp_path / "junk.pack.npz")
+
+
+def test_the_ladder_set_is_the_same_from_the_packed_archive(tmp_path: Path) -> None:
+    from tests.test_tang_kaneko import LADDER_MOVES, LADDER_START, sgf_game
+
+    folder = tmp_path / "games"
+    folder.mkdir()
+    for i in range(12):
+        (folder / f"game{i}.sgf").write_text(sgf_game(9, LADDER_MOVES, LADDER_START))
+    pack([str(folder)], tmp_path / "ladders.pack.npz")
+    sgf = ladder_set.build([str(folder)], board_size=9)
+    packed = ladder_set.build([str(tmp_path / "ladders.pack.npz")], board_size=9)
+    assert packed.games == sgf.games and sum(packed.games.values()) == 12
+    for split in ladder_set.SPLITS:
+        moves = [[(m.point, m.kind) for m in found.moves[split]] for found in (sgf, packed)]
+        assert moves[0] == moves[1]

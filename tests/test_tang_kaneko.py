@@ -20,6 +20,7 @@ from analysis.sgf import read_sgf
 from analysis.train import ladder_set
 from analysis.train.evaluate import evaluate
 from analysis.train.example_sampler import ExampleSampler
+from analysis.train.games import TrainingGame
 from analysis.train.loop import TrainConfig, train
 
 TK_PRESETS = ["tk-cnn1", "tk-cnn3", "tk-capsule", "tk-cnn1-k1"]
@@ -40,6 +41,11 @@ LADDER_START = """
 LADDER_MOVES = ["C3", "D4", "E4", "D5", "D6", "E5", "F5", "E6"]  # Black chases, White extends
 QUIET_MOVES = ["E5", "C7", "G3", "G7", "C3", "E3"]  # a game without a ladder
 
+
+
+def game_of(sgf: str, source: str = "<game>") -> TrainingGame:
+    """The training game of an SGF text."""
+    return TrainingGame.from_record(read_sgf(sgf, source=source))
 
 def on_19x19(diagram: str) -> str:
     """The 9x9 ``diagram`` in the top-left corner of an empty 19x19 board."""
@@ -190,20 +196,19 @@ def test_a_shipped_half_precision_copy_loads_as_float32_with_the_same_answers(pr
 
 
 def test_the_ladder_set_finds_every_chase_and_extension_of_a_hand_made_ladder() -> None:
-    record = read_sgf(sgf_game(9, LADDER_MOVES, LADDER_START))
-    found = ladder_set.game_ladder_moves(record)
+    found = ladder_set.game_ladder_moves(game_of(sgf_game(9, LADDER_MOVES, LADDER_START)))
     points = [from_gtp(v, 9) for v in LADDER_MOVES]
     assert [(m.point, m.kind) for m in found] == [(p, "chase" if i % 2 == 0 else "extend")
                                                   for i, p in enumerate(points)]
     example = found[2].example()  # after Black's E4: White to find it
     assert example.move == from_gtp("E4", 9) and example.position.to_play == WHITE
     assert example.mask[example.move] and example.position.color_at(example.move) == BLACK
-    assert ladder_set.game_ladder_moves(read_sgf(sgf_game(9, QUIET_MOVES))) == []
+    assert ladder_set.game_ladder_moves(game_of(sgf_game(9, QUIET_MOVES))) == []
 
 
 def test_the_ladder_set_is_split_by_game_name_wherever_the_game_is_stored(tmp_path: Path) -> None:
-    assert ladder_set.game_name(read_sgf("(;SZ[9])", source="a/b/g1.sgf")) == "g1.sgf"
-    assert ladder_set.game_name(read_sgf("(;SZ[9])", source="x.zip:2010/g1.sgf")) == "g1.sgf"
+    assert ladder_set.game_name(game_of("(;SZ[9])", source="a/b/g1.sgf")) == "g1.sgf"
+    assert ladder_set.game_name(game_of("(;SZ[9])", source="x.zip:2010/g1.sgf")) == "g1.sgf"
     names = [f"game{i}.sgf" for i in range(40)]
     splits = {n: ladder_set.split_of(n) for n in names}
     assert set(splits.values()) == {"train", "validation"}  # 40 games: both sides
@@ -221,8 +226,8 @@ def test_the_ladder_set_is_split_by_game_name_wherever_the_game_is_stored(tmp_pa
 
 
 def test_the_example_sampler_visits_every_example_once_an_epoch() -> None:
-    record = read_sgf(sgf_game(9, LADDER_MOVES, LADDER_START))
-    examples = [m.example() for m in ladder_set.game_ladder_moves(record)]
+    ladder = game_of(sgf_game(9, LADDER_MOVES, LADDER_START))
+    examples = [m.example() for m in ladder_set.game_ladder_moves(ladder)]
     sampler = ExampleSampler(examples, "tk-oneplane", seed=1)
     batch = sampler.batch(len(examples))
     assert sampler.epochs == 1 and batch.inputs.shape == (8, 1, 9, 9)

@@ -33,10 +33,10 @@ import numpy as np
 from analysis.features.targets import target_mask
 from analysis.go.coords import BLACK, WHITE, neighbors
 from analysis.go.position import GoError, Position
-from analysis.sgf import GameRecord
-from analysis.sgf.archive import iter_games
 from analysis.tactics.ladder import DEFAULT_LIMITS, LadderLimits, capture, captured_defender_first
 from analysis.train.data import Example
+from analysis.train.games import TrainingGame
+from analysis.train.sources import iter_training_games
 
 VALIDATION_PERCENT = 15  # the paper's 85/15 split, by game
 DEFAULT_GAMES = 4000  # games scanned by default: about the paper's 11,000 positions
@@ -45,9 +45,9 @@ CACHE_DIR = Path(__file__).resolve().parents[2] / "runs" / "ladder-set"  # gitig
 CACHE_VERSION = 1
 
 
-def game_name(record: GameRecord) -> str:
+def game_name(game: TrainingGame) -> str:
     """Return the name a game is split by: its SGF member's file name, plus ``#n`` in a collection."""
-    return record.source.rsplit(":", 1)[-1].rsplit("/", 1)[-1]
+    return game.game_id.rsplit(":", 1)[-1].rsplit("/", 1)[-1]
 
 
 def split_of(name: str) -> str:
@@ -102,14 +102,13 @@ class LadderMove:
         return Example(pos, self.point, target_mask(pos, "previous"), self.next_move, self.point, math.nan)
 
 
-def game_ladder_moves(record: GameRecord, limits: LadderLimits = DEFAULT_LIMITS) -> list[LadderMove]:
-    """Return the ladder moves of ``record``'s main line, in order; a game stops at its first
+def game_ladder_moves(game: TrainingGame, limits: LadderLimits = DEFAULT_LIMITS) -> list[LadderMove]:
+    """Return the ladder moves of ``game``'s main line, in order; a game stops at its first
     unplayable move."""
-    moves = record.main_line_moves()
+    moves = game.moves
     if not moves:
         return []
-    setup = record.initial_setup()
-    pos = Position.from_stones(record.size, record.komi, False, setup.black, setup.white, moves[0][0])
+    pos = Position.from_stones(game.size, game.komi, False, game.black, game.white, moves[0][0])
     out = []
     for i, (color, point) in enumerate(moves):
         on_board = point != pos.pass_point
@@ -180,10 +179,11 @@ def build(paths: Iterable[str], max_games: int = DEFAULT_GAMES, board_size: int 
           limits: LadderLimits = DEFAULT_LIMITS) -> LadderSet:
     """Return the ladder set of the first ``max_games`` games of size ``board_size`` in ``paths``.
 
-    Deterministic: the archives are read in order.  Raises FileNotFoundError for a missing path.
+    Deterministic: the archives (SGF or packed: the same set) are read in order.  Raises
+    FileNotFoundError for a missing path.
     """
     found = LadderSet()
-    games = (r for r in iter_games(list(paths)) if r.size == board_size)
+    games = (g for g in iter_training_games(list(paths)) if g.size == board_size)
     for record in itertools.islice(games, max_games):
         split = split_of(game_name(record))
         found.games[split] += 1
