@@ -249,12 +249,8 @@ def source_files(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]
     """Return the files :func:`iter_games` reads for ``paths``, in its order: each path that is a
     file, and under each directory its SGF files and archives.  ``iter_games`` on each of them in
     turn yields what it yields on ``paths``.  Raises FileNotFoundError for a missing path."""
-    if isinstance(paths, (str, os.PathLike)):
-        paths = [paths]
     files = []
-    for path in map(os.fspath, paths):
-        if not os.path.exists(path):
-            raise FileNotFoundError(f"no such file or directory: {path!r}")
+    for path in existing_paths(paths):
         if not os.path.isdir(path):
             files.append(path)
             continue
@@ -296,10 +292,17 @@ def iter_games(
 
     Raises FileNotFoundError at once if a path does not exist.
     """
+    names = existing_paths(paths)
+    return _stream(names, stats if stats is not None else ReadStats(), validate, max_file_bytes)
+
+
+def existing_paths(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]) -> list[str]:
+    """Return ``paths`` (one path or many) as a list of names.  Raises FileNotFoundError, naming
+    it, for the first that does not exist."""
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     names = [os.fspath(p) for p in paths]
     for name in names:
         if not os.path.exists(name):
             raise FileNotFoundError(f"no such file or directory: {name!r}")
-    return _stream(names, stats if stats is not None else ReadStats(), validate, max_file_bytes)
+    return names

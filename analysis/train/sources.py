@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator
 
-from analysis.sgf.archive import ReadStats, iter_games
+from analysis.sgf.archive import ReadStats, existing_paths, iter_games
 from analysis.train.games import TrainingGame
 from analysis.train.packed import PackedArchive, is_packed
 
@@ -26,13 +26,7 @@ def iter_training_games(paths: str | os.PathLike[str] | Iterable[str | os.PathLi
     Raises FileNotFoundError for a missing path, ValueError for a ``.pack.npz`` file that is not
     a packed archive of this format (:meth:`analysis.train.packed.PackedArchive.open`).
     """
-    if isinstance(paths, (str, os.PathLike)):
-        paths = [paths]
-    names = [os.fspath(p) for p in paths]
-    for name in names:
-        if not os.path.exists(name):
-            raise FileNotFoundError(f"no such file or directory: {name!r}")
-    for name in names:
+    for name in existing_paths(paths):
         if is_packed(name):
             yield from PackedArchive.open(name).games()
         else:
