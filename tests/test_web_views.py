@@ -21,6 +21,7 @@ from analysis.go.position import Position
 from analysis.nets import checkpoint
 from analysis.nets.golois import GoloisConfig, GoloisNet
 from analysis.nets.inference import Network
+from analysis.review.policy import SYMMETRIES
 from analysis.sgf import read_sgf
 from frontend.models import Analysis, Game
 from frontend.services import api, dispatch, engine, games
@@ -500,8 +501,8 @@ def test_a_network_without_a_value_head_gives_the_candidates_and_the_searchs_def
     assert 0 < body["rootInfo"]["winrate"] < 1
     position = Position(9, 7.5)
     position.play(from_gtp("E5", 9))
-    policies = [Network.from_checkpoint(tmp_path / name, dtype="float32").predict([position]).policy[0]
-                for name in ("bare.pt", "policy.pt")]
+    nets = [Network.from_checkpoint(tmp_path / name, dtype="float32") for name in ("bare.pt", "policy.pt")]
+    policies = [net.predict([position], SYMMETRIES).policy[0] for net in nets]  # as the site shows it
     legal = np.array(body["policy"]) >= 0
     gaps = [np.abs(np.array(body["policy"])[legal] - policy[legal]).max() for policy in policies]
     assert gaps[0] < 1e-3 < 1e-2 < gaps[1]  # the bare net's policy, not the default's
