@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import re
 import secrets
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -48,6 +50,9 @@ SGF_RULES = {  # the RU a new game's record names its rules with
 
 
 NO_CLOCK = TimeControl()
+SETTLED_CACHE = 1024  # positions whose settledness a process keeps: a page asking its state again is free
+_settled_boards: OrderedDict[tuple[int, int, int], bool] = OrderedDict()
+_settled_lock = threading.Lock()
 SHARE_TOKEN = re.compile(r"[A-Za-z0-9_-]{1,32}")  # what new_share_token makes, in Game.share_token
 
 
@@ -472,7 +477,18 @@ def settled_for_the_human(loaded: LoadedGame) -> bool | None:
     game = loaded.game
     if game.kind != Game.Kind.PLAY or game.phase != Game.Phase.PLAYING or loaded.is_bot_turn:
         return None
-    return settlement(loaded.position).settled
+    position = loaded.position
+    key = (position.size, position.hash, position.to_play)
+    with _settled_lock:
+        if key in _settled_boards:
+            _settled_boards.move_to_end(key)
+            return _settled_boards[key]
+    settled = settlement(position).settled  # 200 playouts: about 40 ms on an open 19x19 board
+    with _settled_lock:
+        _settled_boards[key] = settled
+        while len(_settled_boards) > SETTLED_CACHE:
+            _settled_boards.popitem(last=False)
+    return settled
 
 
 def state(loaded: LoadedGame) -> dict:
