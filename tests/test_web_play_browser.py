@@ -70,7 +70,8 @@ def test_a_hint_shows_the_networks_top_3_for_the_players_move_on_the_board(page,
     page.click("#hint")
     page.wait_for_selector("#goban .coach .hint")
     analysis = received(page, frames, lambda m: m["type"] == "analysis")
-    top3 = [c["move"] for c in analysis["candidates"] if c["move"] != "pass"][:3]
+    by_prior = sorted((c for c in analysis["candidates"] if c["move"] != "pass"), key=lambda c: -c["prior"])
+    top3 = [c["move"] for c in by_prior[:3]]
     hinted = page.eval_on_selector_all(
         "#goban .coach .hint", "cs => cs.map(c => [+c.getAttribute('cx'), +c.getAttribute('cy')])")
     assert [f"{'ABCDEFGHJ'[x]}{9 - y}" for x, y in hinted] == top3

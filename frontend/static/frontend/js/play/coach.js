@@ -152,10 +152,11 @@ export class Coach {
   }
 }
 
-/** The network's top moves of `analysis` on empty points, best first, with their rank. */
+/** The network's top moves of `analysis` (by prior, whatever order the list comes in), with their rank. */
 function topMoves(analysis) {
   return (analysis.candidates ?? [])
     .filter((c) => c.move !== "pass")
+    .sort((a, b) => b.prior - a.prior)
     .slice(0, HINTS)
     .map((c, i) => ({ move: c.move, prior: c.prior, rank: i + 1 }));
 }
