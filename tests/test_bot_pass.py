@@ -64,6 +64,19 @@ class LikesPassing:
         return Prediction((p / p.sum())[None, None].astype(np.float32), np.zeros(1, dtype=np.float32))
 
 
+class SeesOwners(LikesPassing):
+    """LikesPassing with an ownership head: ``black_owner`` ((size, size), +1 Black) seen from the
+    player to move, as a real head gives it."""
+
+    def __init__(self, black_owner: np.ndarray) -> None:
+        self.black_owner = black_owner
+
+    def predict(self, positions: Sequence[Position]) -> Prediction:
+        prediction = super().predict(positions)
+        owner = (self.black_owner * positions[0].to_play).reshape(1, -1).astype(np.float32)
+        return Prediction(prediction.heads, prediction.value_logit, ownership=owner)
+
+
 class EvenEvaluator:
     """A search evaluator: the same prior for every legal move, ``pass_weight`` times it for the
     pass, and an even game."""
@@ -152,6 +165,16 @@ def test_the_networks_ownership_decides_what_the_playouts_leave_open() -> None:
     assert settlement(position, net_owner).settled
     with pytest.raises(ValueError, match="shape"):
         settlement(position, np.zeros((5, 5)))
+
+
+def test_the_bot_passes_back_where_its_networks_ownership_decides_what_the_playouts_leave_open() -> None:
+    position = Position.from_diagram(WALL, komi=0.5, to_play=BLACK)
+    position.pass_move()  # Black passes; White leads by 9.5 and the playouts doubt Black's 27 points
+    assert settlement(position).count.margin < 0 and not settlement(position).settled
+    black_owner = np.where(np.arange(9) < 4, 0.95, -0.95)[None, :].repeat(9, axis=0)
+    assert Bot(get_level("policy"), SeesOwners(black_owner)).choose(position).move == position.pass_point
+    unsure = Bot(get_level("policy"), SeesOwners(np.zeros((9, 9))), resign_threshold=0)
+    assert unsure.choose(position).move not in (None, position.pass_point)
 
 
 def test_a_withheld_move_leaves_the_root_with_its_visits() -> None:
