@@ -142,6 +142,7 @@ export class Coach {
   #verdict(judgement, before, after) {
     const loss = moveLoss(before, after, this.#human);
     $("coach-text").textContent = lossText(judgement.move, loss, before.best);
+    $("teach-unit").textContent = loss.unit; // the threshold is in the unit the network allows
     const s = this.#state;
     const last = s.phase === "playing" && s.move_number <= judgement.k + 1
       && lineKey(s.moves, judgement.k) === judgement.key;

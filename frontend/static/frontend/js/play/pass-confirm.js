@@ -28,7 +28,11 @@ export class PassButton {
   }
 
   #ask() {
-    if (this.#current()?.settled === false) $("pass-confirm").hidden = false;
-    else this.#socket.send({ type: "pass" });
+    if (this.#current()?.settled !== false) {
+      this.#socket.send({ type: "pass" });
+      return;
+    }
+    $("pass-confirm").hidden = false;
+    $("pass-cancel").focus(); // Enter keeps playing: passing takes the deliberate click
   }
 }
