@@ -220,12 +220,14 @@ def test_at_the_end_dead_stones_are_toggled_and_the_score_shown(page, site: Site
     page.reload()
     status_starts(page, "Your move")
     page.click("#pass")
+    page.click("#pass-anyway")  # the board is open: the page asks first
     status_starts(page, "Both passed")
     before = page.locator("#score").inner_text()
     assert before.startswith("Score: black")
     dead_before = page.locator("#goban .stone.dead").count()
     click_point(page, "C7")
-    page.wait_for_function(f"() => document.querySelectorAll('#goban .stone.dead').length !== {dead_before}")
+    page.wait_for_function(
+        "(n) => document.querySelectorAll('#goban .stone.dead').length !== n", arg=dead_before)
     assert page.locator("#score").inner_text() != before
     page.click("#accept")
     status_starts(page, "Game over:")
@@ -845,6 +847,7 @@ def test_while_scoring_the_players_dead_marks_decide_which_stones_the_territory_
     status_starts(page, "Your move")
     page.check("#show-territory")
     page.click("#pass")
+    page.click("#pass-anyway")  # the playouts leave points of the board undecided: the page asks first
     status_starts(page, "Both passed")
     state = received(page, frames, lambda m: m["type"] == "state" and m["phase"] == "scoring")
     scored = state["move_number"]

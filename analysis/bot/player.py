@@ -3,12 +3,15 @@
 Neither the policy levels nor the search levels ever fill their own real eyes, and
 under territory counting they pass rather than fill their own settled territory
 (territory_fill.py).
-After the opponent passes the bot passes too if it is ahead on the count by the
-position's scoring, area or territory (with the estimated dead stones).  Otherwise
+After the opponent passes the bot passes too if the board is settled (settled.py: every point
+decided, few dame left) and it is ahead on the count by the position's scoring, area or
+territory (with the estimated dead stones).  On a board that is not settled it plays on, as the
+bots of OGS do, whatever the count: neither level passes back then while it has another move
+(a search would otherwise end a game it wins on the count at move 4).  Otherwise
 a policy level also passes when the policy likes passing best or nothing sensible
 is left, and a search level when
 its most visited move is a pass; and once the opponent has passed
-``resign_moves`` times on a settled board with the bot behind on the count
+``resign_moves`` times on a board with few dame left and the bot behind on the count
 every time, the bot resigns (a weak value head would otherwise play on for a
 hundred moves).
 The search levels keep their tree between moves (see tree.py).  With a value
@@ -31,10 +34,10 @@ import numpy as np
 from analysis.bot.eye_safe import EyeSafeEvaluator
 from analysis.bot.levels import Level
 from analysis.bot.resign import resign_threshold
-from analysis.bot.territory_fill import SETTLED_NEUTRAL, pointless_fill
+from analysis.bot.settled import Settlement, settlement
+from analysis.bot.territory_fill import pointless_fill
 from analysis.bot.tree import SearchTree
 from analysis.go.position import Position
-from analysis.go.scoring import estimate_dead, score
 from analysis.mcts import Evaluator, NetEvaluator, Search, SearchConfig, SearchResult, choose_move
 from analysis.play.simple import choose_move as choose_rules_move
 
@@ -123,15 +126,20 @@ class Bot:
         start = time.perf_counter()
         if self.level.kind == "rules":
             return Decision(choose_rules_move(position, position.to_play, self.rng), reason="rules")
-        ended = self._answer_to_a_pass(position)
-        if ended is not None:
-            return ended
+        may_pass = True
+        if self._opponent_passed(position):
+            board = settlement(position, self._net_ownership(position))
+            ended = self._answer_to_a_pass(position, board)
+            if ended is not None:
+                return ended
+            may_pass = board.settled
         if self.level.kind == "mcts":
-            return self._search(position, start, seconds, callback, every_seconds)
-        return self._policy(position)
+            return self._search(position, start, seconds, callback, every_seconds, may_pass)
+        return self._policy(position, may_pass)
 
-    def _policy(self, position: Position) -> Decision:
-        """Return the policy levels' decision: the net's top or sampled move, never into an own eye."""
+    def _policy(self, position: Position, may_pass: bool = True) -> Decision:
+        """Return the policy levels' decision: the net's top or sampled move, never into an own eye;
+        unless ``may_pass``, a pass only when nothing sensible is left."""
         color = position.to_play
         prediction = self.net.predict([position])
         p = prediction.policy[0]
@@ -142,6 +150,8 @@ class Bot:
         for point in np.flatnonzero(candidates[:-1]):
             if position.is_eye(int(point), color):
                 candidates[point] = 0
+        if not may_pass:
+            candidates[-1] = 0
         if candidates[:-1].sum() <= 0 or candidates.argmax() == position.pass_point:
             return Decision(position.pass_point, win, "nothing sensible left")
         candidates[-1] = 0
@@ -161,10 +171,14 @@ class Bot:
         seconds: float | None,
         callback: Callable[[SearchResult], None] | None,
         every_seconds: float | None,
+        may_pass: bool = True,
     ) -> Decision:
         """Return the search levels' decision: search to the level's visits or time (or ``seconds``
-        since ``start``, if sooner), then play the most visited move or resign."""
+        since ``start``, if sooner), then play the most visited move or resign; unless ``may_pass``,
+        the search leaves the pass out while it has another move."""
         search = self.search_at(position)
+        if not may_pass:
+            search.withhold(position.pass_point)
         limits = [s for s in (self.level.seconds or None, seconds) if s is not None]
         max_seconds = None
         if limits:
@@ -192,17 +206,33 @@ class Bot:
         threshold = resign_threshold(self.resign_threshold, position)
         return self.resign_threshold > 0 and len(recent) == self.resign_moves and max(recent) < threshold
 
-    def _answer_to_a_pass(self, position: Position) -> Decision | None:
-        """Return a pass if the opponent just passed and we are ahead on the count; a resignation
-        if it has now passed ``resign_moves`` times on a settled board with us behind; else None."""
+    @staticmethod
+    def _opponent_passed(position: Position) -> bool:
+        """Whether the last move of ``position`` was a pass."""
         last = position.last_move
-        if last is None or last.point != position.pass_point:
+        return last is not None and last.point == position.pass_point
+
+    def _net_ownership(self, position: Position) -> np.ndarray | None:
+        """Return the network's ownership of ``position`` ((size, size), +1 Black), None without an
+        ownership head."""
+        if self.net is None:
             return None
-        count = score(position, position.scoring, estimate_dead(position))
-        margin = count.margin * position.to_play
+        owner = self.net.predict([position]).ownership
+        if owner is None:
+            return None
+        return owner[0].reshape(position.size, position.size) * position.to_play
+
+    def _answer_to_a_pass(self, position: Position, board: Settlement) -> Decision | None:
+        """Return, after the opponent's pass, a pass if ``board`` (the position's settlement) is settled
+        and we are ahead on its count; a resignation if the opponent has now passed ``resign_moves``
+        times with few dame left and us behind; else None."""
+        margin = board.count.margin * position.to_play
         if margin > 0:
-            return Decision(position.pass_point, reason="the opponent passed and we are ahead")
-        self.behind_on_passes += count.neutral <= SETTLED_NEUTRAL * position.size**2
+            if board.settled:
+                return Decision(position.pass_point, reason="the opponent passed, the board is settled "
+                                "and we are ahead")
+            return None
+        self.behind_on_passes += board.few_neutral
         if self.resign_threshold > 0 and self.behind_on_passes >= self.resign_moves:
             return Decision(None, reason=f"the opponent passed {self.behind_on_passes} times "
                             f"with us behind on the count (by {-margin:g} now)")

@@ -13,20 +13,19 @@ point on a settled board.  A move is a pointless fill when
   ``SAFE_LIBERTIES``: the move may be needed there);
 - and the game is in its end: ``LATE_MOVES`` of the board's points have been played, and at most
   ``SETTLED_NEUTRAL`` of them are owned by neither side once the dead stones (the playouts'
-  estimate) are off.  Earlier, a move inside one's own area may be a needed reinforcement.
+  estimate) are off (:mod:`analysis.bot.settled`).  Earlier, a move inside one's own area may be
+  a needed reinforcement.
 """
 
 from __future__ import annotations
 
+from analysis.bot.settled import settlement
 from analysis.go.coords import EMPTY, neighbors
 from analysis.go.position import Position
-from analysis.go.scoring import estimate_dead, score
 
 ALIVE_REGION = 8
 SAFE_LIBERTIES = 3
 LATE_MOVES = 0.4  # of the board's points, in moves
-SETTLED_NEUTRAL = 0.1  # of the board's points: at most this many owned by neither side on the count
-# (the bot's resigning on an opponent's passes waits for such a board too)
 
 
 def own_region(position: Position, point: int) -> set[int] | None:
@@ -59,5 +58,4 @@ def pointless_fill(position: Position, point: int) -> bool:
     stones = position.stones().ravel()
     if any(stones[q] == me and position.liberties(q) < SAFE_LIBERTIES for q in neighbors(point, size)):
         return False
-    count = score(position, "territory", estimate_dead(position))
-    return count.neutral <= SETTLED_NEUTRAL * size**2
+    return settlement(position).few_neutral

@@ -56,6 +56,16 @@ class Node:
         self.value = value
         self.pending = False
 
+    def drop(self, idx: int) -> tuple[float, float, float]:
+        """Remove candidate ``idx`` and its subtree; return its (visits, win value, score lead) sums,
+        which leave the node's totals with it.  Raises IndexError for a candidate it does not have."""
+        removed = (float(self.n[idx]), float(self.wins[idx]), float(self.leads[idx]))
+        self.moves.pop(idx)
+        for name in ("prior", "raw_prior", "n", "w", "wins", "leads", "vl"):
+            setattr(self, name, np.delete(getattr(self, name), idx))
+        self.children = {i - (i > idx): child for i, child in self.children.items() if i != idx}
+        return removed
+
     def most_visited(self) -> int:
         """Return the index of the most visited child, the higher prior breaking ties.
 

@@ -11,7 +11,9 @@ before the next descent.  When the evaluator gives score leads, selection
 maximises the utility of :mod:`analysis.mcts.utility` (win value plus score
 terms) while the reported win rates stay the plain win values.
 
-The tree is kept between moves: ``advance(move)`` makes that child the root.
+The tree is kept between moves: ``advance(move)`` makes that child the root.  ``withhold(move)``
+keeps a move out of the root's candidates until the root changes (the bot's pass, after an early
+pass of its opponent).
 """
 
 from __future__ import annotations
@@ -70,6 +72,7 @@ class Search:
                                                self.config.score_utility_dynamic)
         self._centre = 0.0  # the root player's expected lead when the search began
         self._scored = False  # whether the evaluator gives score leads
+        self._withheld: set[int] = set()  # moves kept out of the root's candidates
         self._new_root()
 
     @property
@@ -81,6 +84,22 @@ class Search:
     def visits(self) -> int:
         """The root's visits: its own evaluation plus every visit of its children."""
         return self._root_n
+
+    def withhold(self, move: int) -> None:
+        """Keep ``move`` out of the root's candidates, with the visits it had, until the root changes
+        (``advance`` or a new tree); never the root's last candidate."""
+        self._withheld.add(move)
+        self._drop_withheld()
+
+    def _drop_withheld(self) -> None:
+        """Take the withheld moves out of the expanded root, with their visits and values."""
+        root = self.root
+        for move in self._withheld:
+            if move in root.moves and len(root.moves) > 1:
+                visits, wins, leads = root.drop(root.moves.index(move))
+                self._root_n -= int(visits)
+                self._root_w -= wins
+                self._root_lead -= leads
 
     def stop(self) -> None:
         """Make the running search return after its current step (or, if none runs, the next one
@@ -100,6 +119,7 @@ class Search:
             self._new_root()
             return
         self.root = child
+        self._withheld.clear()
         self._owner = None
         self._root_n = int(old.n[idx])
         self._root_w = -float(old.wins[idx])
@@ -186,6 +206,7 @@ class Search:
     def _new_root(self) -> None:
         """Start a fresh tree at the root position."""
         self.root = Node(self._position.to_play, self._position.consecutive_passes())
+        self._withheld.clear()
         self._owner: np.ndarray | None = None  # the root's playout ownership, made at the first count
         self._root_n = 0
         self._root_w = 0.0
@@ -199,6 +220,7 @@ class Search:
         value, lead = 2.0 * float(wins[0]) - 1.0, float(leads[0]) if leads is not None else 0.0
         self._centre = lead
         self._expand(self.root, self._position, priors[0], self._utility_of(self.root, value, lead))
+        self._drop_withheld()
         self._root_n += 1
         self._root_w += value
         self._root_lead += lead

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import re
 import secrets
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -21,10 +23,11 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import QuerySet
 
+from analysis.bot.settled import settlement
 from analysis.go.coords import BLACK, WHITE, from_gtp, to_gtp, to_sgf
 from analysis.go.handicap import fixed_handicap_points
 from analysis.go.position import Position
-from analysis.go.scoring import estimate_dead, score
+from analysis.go.scoring import area_owners, estimate_dead, score
 from analysis.play.clock import TimeControl
 from analysis.review.analyze import game_positions
 from analysis.review.ended import ended, territory_marks
@@ -47,6 +50,9 @@ SGF_RULES = {  # the RU a new game's record names its rules with
 
 
 NO_CLOCK = TimeControl()
+SETTLED_CACHE = 1024  # positions whose settledness a process keeps: a page asking its state again is free
+_settled_boards: OrderedDict[tuple[int, int, int], bool] = OrderedDict()
+_settled_lock = threading.Lock()
 SHARE_TOKEN = re.compile(r"[A-Za-z0-9_-]{1,32}")  # what new_share_token makes, in Game.share_token
 
 
@@ -446,7 +452,43 @@ def accept_score(loaded: LoadedGame) -> None:
 
 def board_string(position: Position) -> str:
     """Return the board as one string of ``.XO``, row-major from the top left."""
-    return _GLYPH_BYTES[position.stones().ravel() + 1].tobytes().decode("ascii")  # -1, 0, 1: O . X
+    return _glyphs(position.stones())
+
+
+def _glyphs(colors: np.ndarray) -> str:
+    """Return an int8 array of colours (-1, 0, 1) as one string of ``O.X``, row-major."""
+    return _GLYPH_BYTES[colors.ravel() + 1].tobytes().decode("ascii")
+
+
+def counted_owners(loaded: LoadedGame) -> str | None:
+    """Return the owner of every point by the count that :func:`current_score` makes (``X``,
+    ``O``, ``.`` for dame and seki; the marked dead stones' points go to the other side), row-major:
+    while scoring and after a counted end of a game against the bot; None otherwise."""
+    if loaded.game.kind != Game.Kind.PLAY:
+        return None
+    dead = marked_dead_points(loaded.game)
+    return None if dead is None else _glyphs(area_owners(loaded.position, dead))
+
+
+def settled_for_the_human(loaded: LoadedGame) -> bool | None:
+    """Return whether the board is settled (:mod:`analysis.bot.settled`, by its playouts), for the
+    play page to ask before the human passes on an open board: on the human's turn while playing,
+    else None."""
+    game = loaded.game
+    if game.kind != Game.Kind.PLAY or game.phase != Game.Phase.PLAYING or loaded.is_bot_turn:
+        return None
+    position = loaded.position
+    key = (position.size, position.hash, position.to_play)
+    with _settled_lock:
+        if key in _settled_boards:
+            _settled_boards.move_to_end(key)
+            return _settled_boards[key]
+    settled = settlement(position).settled  # 200 playouts: about 40 ms on an open 19x19 board
+    with _settled_lock:
+        _settled_boards[key] = settled
+        while len(_settled_boards) > SETTLED_CACHE:
+            _settled_boards.popitem(last=False)
+    return settled
 
 
 def state(loaded: LoadedGame) -> dict:
@@ -474,6 +516,8 @@ def state(loaded: LoadedGame) -> dict:
         "captures": {"B": position.prisoners(BLACK), "W": position.prisoners(WHITE)},
         "dead": game.dead,
         "score": current_score(loaded),
+        "owners": counted_owners(loaded),
+        "settled": settled_for_the_human(loaded),
         "clock": clock.state(game, time.time()),
     }
 

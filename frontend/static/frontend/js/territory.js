@@ -1,8 +1,9 @@
 /**
  * The territory overlay: an ownership map (docs/protocol.md) as a square of the owner's colour on
  * each empty point, bigger where the network is surer, and the stones on points the other side
- * owns strongly marked dead (faded, with the owner's square on them), as KaTrain and Lizzie do;
- * while a game is scored, the player's marks decide which stones are dead instead.
+ * owns strongly marked dead (faded and crossed, with the owner's square on them), as KaTrain and
+ * Lizzie do; while a game is scored, the player's marks decide which stones are dead instead, and
+ * the count's owners (`countedOwnership`) can stand for the map.
  */
 
 import { el } from "./svg.js";
@@ -42,4 +43,16 @@ export function drawTerritory(svg, ownership, board, n, dead) {
     const square = { x: (p % n) - side / 2, y: Math.floor(p / n) - side / 2, width: side, height: side };
     el("rect", { ...square, class: cls, "data-point": p }, g);
   });
+  for (const p of dead) if (board[p] !== ".") drawDeadMark(g, p, n);
 }
+
+/** A cross over the dead stone at `p`, so that it reads as a dead stone, not as the owner's point. */
+function drawDeadMark(g, p, n) {
+  const x = p % n;
+  const y = Math.floor(p / n);
+  const d = 0.22;
+  el("path", { d: `M${x - d} ${y - d}L${x + d} ${y + d}M${x + d} ${y - d}L${x - d} ${y + d}`, class: "dead-mark" }, g);
+}
+
+/** Black's ownership (1, -1, 0) from a count's owners (`owners`: "X", "O" or "." per point). */
+export const countedOwnership = (owners) => [...owners].map((c) => (c === "X" ? 1 : c === "O" ? -1 : 0));
