@@ -23,7 +23,7 @@ function playedText(review) {
   const a = review.analysis;
   const next = review.next;
   const rank = review.playedRank;
-  let text = next ? `Next: ${COLOR_NAMES[next[0]]} ${next[1]}` : "End of the game";
+  let text = next ? `Next: ${COLOR_NAMES[next[0]]} ${next[1]}` : review.onMain ? "End of the game" : "End of the variation";
   if (rank) text += `, ${networkOf(a)}'s choice #${rank}`;
   if (a?.counted) return `${text} · ${countedText(a.counted)}`;
   if (a && a.black_winrate !== null && a.black_winrate !== undefined) {
