@@ -1091,7 +1091,7 @@ def test_a_variation_is_played_analysed_saved_downloaded_deleted_and_promoted(pa
     assert page.locator("#tree-info").inner_text().startswith("A variation from move 2, at move 3.")
     assert "saved with the game" in page.locator("#tree-info").inner_text()
     page.wait_for_selector("#goban .candidates circle")  # the variation's position is analysed
-    assert page.locator("#played").inner_text().startswith("End of the game · black win rate")
+    assert page.locator("#played").inner_text().startswith("End of the variation · black win rate")
     page.keyboard.press("ArrowLeft")
     assert page.locator("#move-label").inner_text() == "2 / 7"
     page.keyboard.press("ArrowRight")  # back along the variation last visited
