@@ -43,6 +43,12 @@ PRESETS: dict[str, Config] = {
     # six new blocks as the identity (analysis/train/warmstart.py); exact komi as b6c96, so its
     # score heads too start one komi off and relearn
     "golois-score-b12c64": _golois_score(12, 64, exact_komi=True),
+    # sizes for a GPU (issue 33): the score net at golois-b10c128's size (1.7M parameters, a 26 MiB
+    # training state), and at the Golois paper's 20 blocks of 256 filters (12.2M parameters: a
+    # reference point for the step's speed; its 186 MiB state is more than one call of a lent GPU
+    # machine can bring back, 8 files of 16 MiB)
+    "golois-score-b10c128": _golois_score(10, 128, exact_komi=True),
+    "golois-score-b20c256": _golois_score(20, 256, exact_komi=True),
     "backpred-b4c48": GoloisConfig(
         get_feature_set("backpred").num_planes, 4, 48, "backpred", target="previous"
     ),
