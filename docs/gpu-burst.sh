@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# One call on a lent GPU machine (README, "Training on a GPU"): build the board core, install the
+# carried wheels, run the GPU tests, measure the pipeline, then train for TRAIN_SECONDS and copy
+# the state back under $OUT (at most 8 files of 16 MiB: report.txt, log.csv and last.pt's files).
+#
+# Before the call, on this machine: pack the data into packed/ (train.pack.npz with the teacher,
+# validation.pack.npz), put the wheels the machine lacks in packed/wheels
+# (pip download --no-deps -d packed/wheels sgfmill pytest pluggy iniconfig packaging), and move the
+# weights the run does not need out of the tree (it travels capped at 64 MiB). Then, for example:
+#   run(command="PRESET=golois-score-b10c128 RESUME=weights/training/golois-score-b10c128.pt \
+#       bash docs/gpu-burst.sh", carry=["packed"], timeout_s=560)
+# Tested on a CPU with a tiny net (PY=.venv/bin/python PRESETS=golois-b4c48 WORKERS=1
+# PRESET=golois-score-b6c64 BATCH=32 TRAIN_SECONDS=120 TRAIN_EXTRA="--max-samples 256").
+set -u
+PY=${PY:-python3}
+PRESET=${PRESET:-golois-score-b10c128}
+PRESETS=${PRESETS:-golois-b10c128,$PRESET}
+WORKERS=${WORKERS:-14}
+BATCH=${BATCH:-256}
+TRAIN_SECONDS=${TRAIN_SECONDS:-360}
+VARIANTS=${VARIANTS:---step-variants channels_last,compile}
+RESUME=${RESUME:-}
+TRAIN_EXTRA=${TRAIN_EXTRA:-}
+OUT=${OUT:?the folder whose files come back}
+RUN=$(mktemp -d)
+
+$PY setup.py -q build_ext --inplace > /dev/null
+$PY -m pip install -q --no-index --no-deps packed/wheels/*.whl 2>&1 | grep -v WARNING
+{ nvidia-smi --query-gpu=name,memory.total --format=csv,noheader; date -u; } > "$OUT/report.txt" 2>&1
+$PY -m pytest -q -p no:cacheprovider -m gpu tests/test_gpu.py >> "$OUT/report.txt" 2>&1
+# shellcheck disable=SC2086  # VARIANTS and TRAIN_EXTRA are lists of options
+$PY -m analysis.bench train --json --pipeline-only --presets "$PRESETS" --workers "$WORKERS" $VARIANTS \
+    >> "$OUT/report.txt" 2>&1
+start=(--preset "$PRESET")
+[ -n "$RESUME" ] && start=(--resume "$RESUME")
+# shellcheck disable=SC2086
+timeout -s TERM "$TRAIN_SECONDS" $PY -m analysis.train "${start[@]}" --data packed/train.pack.npz \
+    --teacher packed/train.pack.npz --validation packed/validation.pack.npz --validation-positions 5000 \
+    --batch-size "$BATCH" --workers "$WORKERS" --average-decay 0.9995 --consistency-weight 6 \
+    --value-weight 1 --run-dir "$RUN" --quiet $TRAIN_EXTRA > /dev/null 2>> "$OUT/report.txt"
+cp "$RUN"/log.csv "$RUN"/last.pt* "$OUT"/
+tail -n 3 "$RUN/log.csv"
