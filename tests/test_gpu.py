@@ -94,7 +94,14 @@ def test_torchrun_trains_on_cuda_with_the_backend_that_fits(tmp_path: Path, game
     assert checkpoint.load(tmp_path / "ddp" / "last.pt")["samples"] == 32
 
 
-def test_inference_on_cuda_gives_the_cpus_prediction() -> None:
+@pytest.fixture
+def no_tf32(monkeypatch) -> None:
+    """Full float32 convolutions and products on the GPU (TF32 would round them to 10 bits)."""
+    monkeypatch.setattr(torch.backends.cudnn, "allow_tf32", False)
+    monkeypatch.setattr(torch.backends.cuda.matmul, "allow_tf32", False)
+
+
+def test_inference_on_cuda_gives_the_cpus_prediction(no_tf32: None) -> None:
     positions = [opening(), Position(9)]
     on_cpu = Network(tiny_net(), device="cpu", dtype="float32").predict(positions)
     on_gpu = Network(tiny_net(), device="cuda", dtype="float32").predict(positions)
@@ -102,7 +109,7 @@ def test_inference_on_cuda_gives_the_cpus_prediction() -> None:
     np.testing.assert_allclose(on_gpu.value_logit, on_cpu.value_logit, atol=1e-4)
 
 
-def test_eight_symmetries_on_cuda_average_to_a_symmetric_policy() -> None:
+def test_eight_symmetries_on_cuda_average_to_a_symmetric_policy(no_tf32: None) -> None:
     network = Network(tiny_net(), device="cuda", dtype="float32")
     bagged = network.predict([Position(9)], symmetries=8).policy[0]
     for k in symmetry.SYMMETRIES:

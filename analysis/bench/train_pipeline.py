@@ -74,12 +74,19 @@ VARIANTS = {"plain": {}, "channels_last": {"channels_last": True}, "compile": {"
 
 
 def step_variants(config: Config, cfg: TrainConfig, device: torch.device, dtype: torch.dtype,
-                  seconds: float, names: list[str]) -> dict[str, float]:
+                  seconds: float, names: list[str]) -> dict[str, float | str]:
     """Return the step alone's samples/s with each of ``names`` (keys of ``VARIANTS``: NHWC
-    memory, torch.compile, both; its compiling is in the warm-up, not in the rate).
+    memory, torch.compile, both; its compiling is in the warm-up, not in the rate), or the error
+    that stopped a variant (torch.compile needs a compiler the machine may lack).
     Raises KeyError for an unknown variant."""
-    return {name: round(step_alone(config, replace(cfg, **VARIANTS[name]), device, dtype, seconds), 1)
-            for name in names}
+    rates: dict[str, float | str] = {}
+    for name in names:
+        options = VARIANTS[name]
+        try:
+            rates[name] = round(step_alone(config, replace(cfg, **options), device, dtype, seconds), 1)
+        except Exception as exc:  # reported, so that the other figures of the run survive
+            rates[name] = f"failed: {type(exc).__name__}: {str(exc)[:200]}"
+    return rates
 
 
 def _rate(steps: Iterator[int], seconds: float, device: torch.device, warmup: int = 3) -> float:
