@@ -6,6 +6,7 @@ done in :mod:`frontend.services`.
 """
 
 import contextlib
+import time
 from typing import Any
 
 from channels.db import database_sync_to_async
@@ -231,7 +232,7 @@ class BoardConsumer(JsonConsumer):
         await self.channel_layer.group_send(
             notify.board_group(self.game_id), {"type": "board.message", "message": started}
         )
-        await dispatch.submit_job(job, tasks.analyze_game, analysis_id, job)
+        await dispatch.submit_job(job, tasks.analyze_game, analysis_id, job, time.time())
 
     async def on_compare(self, a: str, b: str) -> None:
         ask = database_sync_to_async(board.request_comparison)

@@ -18,6 +18,7 @@ and frees its slot when it ends; a job that is gone (withdrawn, or forgotten as 
 
 from __future__ import annotations
 
+import logging
 import os
 import time
 from collections.abc import Iterator
@@ -35,9 +36,12 @@ from analysis.review import compare
 from analysis.review.analyze import answer_query
 from analysis.review.estimate import estimate
 from analysis.review.query import PositionQuery
+from analysis.review.timing import PartTimes, chunk_line
 from frontend.heartbeat import Heartbeat
 from frontend.models import Game, Job
 from frontend.services import board, clock, engine, game_analysis, games, jobs, notify
+
+chunk_log = logging.getLogger("frontend.tasks.chunks")
 
 # Tasks that survive a worker's death (acknowledged after they run, requeued when the worker
 # is lost) and retry a few times when the database is briefly unreachable.
@@ -245,7 +249,7 @@ def compare_networks(
 
 
 @shared_task(**DURABLE)
-def analyze_game(self, analysis_id: int, job: int | None = None) -> dict:
+def analyze_game(self, analysis_id: int, job: int | None = None, queued_at: float | None = None) -> dict:
     """Analyse a game's positions ``GOWEB_REVIEW_CHUNK`` at a time, each with the analysis's visits,
     streaming ``progress`` to its board.
 
@@ -253,13 +257,18 @@ def analyze_game(self, analysis_id: int, job: int | None = None) -> dict:
     same job, whose slot stays taken until the analysis ends); in-process (eager) the chunks run
     one after the other.  Returns the last chunk's outcome (``status`` and ``done``).  A failure
     other than a database error marks the analysis failed, tells the board and propagates.
+    ``queued_at`` is when the message was queued (``time.time()``): each chunk logs where its time
+    went (:func:`_log_chunk`).
     """
     while True:
-        if job is not None and jobs.claim(job) is None:  # a sign of life for each chunk
+        times, began = PartTimes(), time.time()
+        with times.part("claim"):
+            claimed = job is None or jobs.claim(job) is not None  # a sign of life for each chunk
+        if not claimed:
             return {"skipped": "the request was withdrawn"}
         try:
             review = engine.evaluator(role="review")
-            outcome = game_analysis.run_chunk(analysis_id, review, settings.GOWEB_REVIEW_CHUNK)
+            outcome = game_analysis.run_chunk(analysis_id, review, settings.GOWEB_REVIEW_CHUNK, times)
         except OperationalError:
             raise
         except Exception as exc:
@@ -268,10 +277,26 @@ def analyze_game(self, analysis_id: int, job: int | None = None) -> dict:
                 jobs.release(job)
             raise
         if not outcome.more:
-            if job is not None:
-                jobs.release(job)
-            outcome.announce()
+            with times.part("announce"):
+                if job is not None:
+                    jobs.release(job)
+                outcome.announce()
+        elif not self.request.is_eager:
+            with times.part("enqueue"):
+                analyze_game.apply_async(args=(analysis_id, job, time.time()))
+        _log_chunk(analysis_id, outcome, times, queued_at, began)
+        if not outcome.more or not self.request.is_eager:
             return outcome.as_json()
-        if not self.request.is_eager:
-            analyze_game.apply_async(args=(analysis_id, job))
-            return outcome.as_json()
+        queued_at = time.time()
+
+
+def _log_chunk(
+    analysis_id: int, outcome: game_analysis.ChunkOutcome, times: PartTimes, queued: float | None,
+    began: float,
+) -> None:
+    """Log (``frontend.tasks.chunks``, INFO) one chunk's timing (:func:`analysis.review.timing.chunk_line`):
+    the analysis, positions ``done`` after it, this process, when it was ``queued``, when it
+    ``began`` and ``ended`` (``time.time()``), and the seconds of its ``parts``."""
+    record = {"analysis": analysis_id, "done": outcome.done, "pid": os.getpid(), "queued": queued,
+              "began": began, "ended": time.time(), "parts": times.as_json()}
+    chunk_log.info("%s", chunk_line(record))

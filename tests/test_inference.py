@@ -4,6 +4,7 @@ batching, masks by target, and every architecture loading and resuming from its 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -65,6 +66,29 @@ def test_with_bf16_instructions_the_faster_dtype_wins(monkeypatch) -> None:
     assert precision.choose_dtype(cpu, bf16_is_slow)[0] == torch.float32
     dtype, reason = precision.choose_dtype(cpu, bf16_is_fast)
     assert dtype == torch.bfloat16 and "timed on this machine" in reason
+
+
+def bf16_faster_but_busy(start: int, calls: int) -> Callable[[], None]:
+    """Return work that takes 2 ms in bfloat16 and 8 ms in float32, 30 ms more from its call
+    number ``start`` for ``calls`` calls (another process on the core)."""
+    count = iter(range(1000))
+
+    def work() -> None:
+        busy = start <= next(count) < start + calls
+        time.sleep((0.002 if torch.is_autocast_enabled("cpu") else 0.008) + (0.03 if busy else 0.0))
+
+    return work
+
+
+def test_a_spell_of_contention_over_one_dtypes_timing_does_not_decide_the_choice(monkeypatch) -> None:
+    """Workers starting together time their dtypes at once: a busy spell as long as one dtype's
+    warm-up and timed calls (which once made a worker compute in float32, 1.4 times slower) slows
+    both dtypes alike, and the faster one still wins."""
+    monkeypatch.setattr(precision, "cpu_has_bf16", lambda: True)
+    spell = precision.ROUNDS + 1
+    for start in (0, 2, spell):  # from 2: every bfloat16 call, had each dtype been timed in one go
+        chosen = precision.choose_dtype(torch.device("cpu"), bf16_faster_but_busy(start, spell))[0]
+        assert chosen == torch.bfloat16, f"a busy spell from call {start} decided the choice"
 
 
 def test_a_network_chooses_its_dtype_on_the_first_batch() -> None:

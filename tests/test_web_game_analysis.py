@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import logging
+
 import pytest
 from django.utils import timezone
 
 from analysis.review.report import mistakes
+from analysis.review.timing import read_chunks
 from analysis.sgf import write_sgf
+from frontend import tasks
 from frontend.models import Analysis, Game, Job
 from frontend.services import board, game_analysis, games
 from tests.test_review import FavouriteEvaluator
@@ -195,3 +199,17 @@ def test_an_analysis_that_failed_after_its_game_was_deleted_has_nobody_to_tell()
     analysis = review_analysis()
     analysis.game.delete()
     game_analysis.fail(analysis.pk, RuntimeError("the network failed"))  # no Analysis.DoesNotExist
+
+
+def test_each_chunk_logs_where_its_time_went(settings, caplog) -> None:
+    settings.GOWEB_REVIEW_CHUNK = 4
+    analysis = review_analysis()
+    with caplog.at_level(logging.INFO, logger="frontend.tasks.chunks"):
+        tasks.analyze_game.apply(args=(analysis.pk, None, 100.0))
+    chunks = read_chunks(record.getMessage() for record in caplog.records)
+    assert [c["done"] for c in chunks] == [4, 6]
+    assert chunks[0]["queued"] == 100.0 and chunks[0]["ended"] <= chunks[1]["queued"] <= chunks[1]["began"]
+    assert all(c["began"] <= c["ended"] for c in chunks)
+    parts = {"claim", "load", "replay", "cancel_check", "search", "search_cpu", "broadcast", "save"}
+    assert set(chunks[0]["parts"]) == parts and set(chunks[1]["parts"]) == parts | {"announce"}
+    assert all(c["parts"]["search"] > 0 for c in chunks)

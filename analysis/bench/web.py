@@ -23,6 +23,12 @@ on contiguous stretches of the same games, one position at a time, with no web s
 The same measurement in as many bare processes at once as there are workers gives the ratio
 that isolates the web stack's own cost (``web_over_raw_parallel``): on a machine shared with
 other work, two processes do not make twice the positions of one.
+Where the time between the two rates goes (``breakdown``, :mod:`analysis.bench.webtiming`): each
+analysis chunk logs the time of its parts, and the analysis workers' time over the run is split
+into the search, loading and replaying the game, the database, broadcasting the progress, queueing
+the next chunk, fetching the next message and idling with none queued; with the queue wait of a
+chunk's message, and the site's ratio to the bare engine as the product of the workers, the
+search's share of their time and the search's rate in a worker over the bare engine's.
 The search's visits are the site's ``GOWEB_REVIEW_VISITS`` unless ``--visits`` sets them.
 The database is ``DATABASE_URL`` when set, else a temporary SQLite file.
 """
@@ -47,8 +53,10 @@ import torch
 from analysis.bench.positions import VALIDATION
 from analysis.bench.webclient import SiteSession, receive, send
 from analysis.bench.webstack import WebStack
+from analysis.bench.webtiming import breakdown, precisions, worker_chunks
 from analysis.go.coords import to_gtp
 from analysis.go.position import Position
+from analysis.nets.precision import describe
 from analysis.nets.registry import pick
 from analysis.nets.zoo import WEIGHTS_DIR, shipped
 from analysis.review import networks
@@ -218,24 +226,26 @@ def percentile(values: list[float], q: float) -> float | None:
     return round(float(np.percentile(values, q)), 3) if values else None
 
 
-def raw_rate(games: list[GameRecord], visits: int, total: int) -> tuple[float, int]:
-    """Return (positions/s, positions) of the bare engine on ``total`` positions of ``games``:
-    a contiguous stretch of each game, the stretches spread from the opening to the end."""
+def raw_rate(games: list[GameRecord], visits: int, total: int) -> tuple[float, int, float]:
+    """Return (positions/s, positions, positions per CPU second) of the bare engine on ``total``
+    positions of ``games``: a contiguous stretch of each game, the stretches spread from the
+    opening to the end."""
     torch.set_num_threads(1)
     evaluator = networks.search_evaluator(weights())
     evaluator.evaluate([Position(19)])  # load the net, choose its precision
     per_game = max(1, total // len(games))
-    count, seconds = 0, 0.0
+    count, seconds, cpu = 0, 0.0, 0.0
     for i, record in enumerate(games):
         positions = list(game_positions(record))
         start = (i * (len(positions) - per_game)) // max(1, len(games) - 1)
         for k in range(start, start + per_game):
             position, next_move = positions[k]
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             game_entry(position, next_move, k, evaluator, visits, record.rules or "chinese")
             seconds += time.perf_counter() - t0
+            cpu += time.process_time() - c0
             count += 1
-    return count / seconds, count
+    return count / seconds, count, count / cpu
 
 
 def raw_parallel_rate(games: list[GameRecord], visits: int, total: int, processes: int) -> float:
@@ -245,10 +255,10 @@ def raw_parallel_rate(games: list[GameRecord], visits: int, total: int, processe
     with ProcessPoolExecutor(processes, mp_context=context) as pool:
         shares = [[write_sgf(g) for g in games[i::processes]] for i in range(processes)]
         rates = pool.map(_raw_rate_of_sgf, shares, [visits] * processes, [total // processes] * processes)
-        return sum(rate for rate, _ in rates)
+        return sum(rate for rate, _, _ in rates)
 
 
-def _raw_rate_of_sgf(games: list[bytes], visits: int, total: int) -> tuple[float, int]:
+def _raw_rate_of_sgf(games: list[bytes], visits: int, total: int) -> tuple[float, int, float]:
     """Return :func:`raw_rate` of games given as SGF (a game tree is too deep to pickle)."""
     return raw_rate([read_sgf(g) for g in games], visits, total)
 
@@ -284,14 +294,15 @@ def run(
     if visits is not None:
         env["GOWEB_REVIEW_VISITS"] = str(visits)
     niced = {"GOWEB_WORKER_NICE": "10"}  # as the compose file's analysis workers
-    with (
-        tempfile.TemporaryDirectory(prefix="goweb-bench-") as directory,
-        WebStack(Path(directory), redis, workers, env, play_workers, niced) as stack,
-    ):
-        idle = asyncio.run(play_all(stack.base_url, players, player_moves, level))
-        t0 = time.perf_counter()
-        visitors, busy, overlapped = asyncio.run(mixed(stack.base_url, games, players, player_moves, level))
-        wall = max((v.finished or time.perf_counter()) for v in visitors) - t0
+    with tempfile.TemporaryDirectory(prefix="goweb-bench-") as directory:
+        with WebStack(Path(directory), redis, workers, env, play_workers, niced) as stack:
+            idle = asyncio.run(play_all(stack.base_url, players, player_moves, level))
+            t0, began = time.perf_counter(), time.time()
+            reviewed = mixed(stack.base_url, games, players, player_moves, level)
+            visitors, busy, overlapped = asyncio.run(reviewed)
+            wall = max((v.finished or time.perf_counter()) for v in visitors) - t0
+        logs = sorted(Path(directory).glob("worker*.log"))
+        chunks, chosen = worker_chunks(logs), precisions(logs)  # the workers have stopped
     expected = sum(v.positions for v in visitors)
     received = sum(len(v.arrivals) for v in visitors)
     distinct = sum(len({k for k, _ in v.arrivals}) for v in visitors)
@@ -299,9 +310,10 @@ def run(
     visits = visits or next(v.visits for v in visitors if v.visits)
     gaps = latencies(visitors)
     web = distinct / wall
-    raw, raw_positions = raw_rate(games, visits, min(RAW_POSITIONS, expected))
+    raw, raw_positions, raw_per_cpu = raw_rate(games, visits, min(RAW_POSITIONS, expected))
     parallel = raw_parallel_rate(games, visits, min(RAW_POSITIONS, expected), workers)
     idle_p99, busy_p99 = percentile(idle, 99), percentile(busy, 99)
+    where = breakdown(chunks, workers, began, began + wall, distinct, (raw, raw_per_cpu)) if chunks else None
     return {
         "net": str(weights()),
         "clients": clients,
@@ -329,11 +341,15 @@ def run(
         "messages_duplicated": received - distinct,
         "raw_positions": raw_positions,
         "raw_positions_per_s": round(raw, 2),
+        "raw_positions_per_cpu_s": round(raw_per_cpu, 2),
         "raw_threads": 1,
         "raw_parallel_positions_per_s": round(parallel, 2),
         "raw_parallel_processes": workers,
         "web_over_raw": round(web / raw, 3),
         "web_over_raw_parallel": round(web / parallel, 3),
+        "breakdown": where,
+        "precision_workers": chosen,
+        "precision_raw": describe(networks.network(weights()).dtype),
         "goal": (
             "web_over_raw at least 0.8 at 8 clients, messages_lost 0; bot_p99_mixed_over_idle at most 1.5"
         ),

@@ -26,6 +26,7 @@ import torch
 
 CPU_BF16_FLAGS = ("avx512_bf16", "amx_bf16")
 DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16}
+ROUNDS = 5  # timed calls of each dtype when choosing between them
 
 
 def flags_have_bf16(cpuinfo: str) -> bool:
@@ -69,17 +70,23 @@ def autocast(device: torch.device, dtype: torch.dtype) -> contextlib.AbstractCon
     return torch.autocast(device.type, dtype=dtype)
 
 
-def seconds_in(
-    dtype: torch.dtype, device: torch.device, work: Callable[[], object], repeats: int = 2
-) -> float:
-    """Return the best time of ``work`` over ``repeats`` calls in ``dtype``, after one warm-up call."""
-    with autocast(device, dtype):
-        work()
-        best = float("inf")
-        for _ in range(repeats):
-            t0 = time.perf_counter()
+def best_seconds(
+    dtypes: tuple[torch.dtype, ...], device: torch.device, work: Callable[[], object], rounds: int = ROUNDS
+) -> dict[torch.dtype, float]:
+    """Return the best time of ``work`` in each of ``dtypes`` over ``rounds`` calls each, after one
+    warm-up call each.  The dtypes take turns call by call, so that a spell of contention (another
+    process on the core, as when workers start together) slows them alike instead of deciding for
+    whichever was being timed meanwhile: it would have to last ``rounds`` turns to do that."""
+    for dtype in dtypes:
+        with autocast(device, dtype):
             work()
-            best = min(best, time.perf_counter() - t0)
+    best = dict.fromkeys(dtypes, float("inf"))
+    for _ in range(rounds):
+        for dtype in dtypes:
+            with autocast(device, dtype):
+                t0 = time.perf_counter()
+                work()
+                best[dtype] = min(best[dtype], time.perf_counter() - t0)
     return best
 
 
@@ -87,8 +94,8 @@ def choose_dtype(device: torch.device, work: Callable[[], object] | None = None)
     """Return (the dtype to compute in on ``device``, why).
 
     Where more than one dtype is worth considering, ``work`` (a forward pass or a training
-    step on a real batch) is timed in each and the fastest wins; without ``work`` the
-    hardware's bf16 is taken.
+    step on a real batch) is timed in each (:func:`best_seconds`) and the fastest wins; without
+    ``work`` the hardware's bf16 is taken.
     """
     options = candidate_dtypes(device)
     if len(options) == 1:
@@ -99,7 +106,7 @@ def choose_dtype(device: torch.device, work: Callable[[], object] | None = None)
         return options[0], reason
     if work is None:
         return torch.bfloat16, "the CPU has bf16 instructions (not timed)"
-    times = {dtype: seconds_in(dtype, device, work) for dtype in options}
+    times = best_seconds(options, device, work)
     best = min(times, key=times.get)
     timed = ", ".join(f"{str(d).removeprefix('torch.')} {1000 * t:.1f} ms" for d, t in times.items())
     return best, f"timed on this machine: {timed}"

@@ -17,6 +17,7 @@ from django.db import transaction
 from analysis.mcts import Evaluator
 from analysis.review.analyze import game_entry, game_positions
 from analysis.review.report import ranked_mistakes, read_back
+from analysis.review.timing import PartTimes
 from analysis.sgf import GameRecord
 from frontend.models import Analysis, Game, review_visits
 from frontend.services import games, notify
@@ -63,7 +64,9 @@ def _save(analysis_id: int, start: int, new: list[dict], status: str) -> bool:
     return True
 
 
-def run_chunk(analysis_id: int, evaluator: Evaluator, chunk: int) -> ChunkOutcome:
+def run_chunk(
+    analysis_id: int, evaluator: Evaluator, chunk: int, times: PartTimes | None = None
+) -> ChunkOutcome:
     """Analyse up to ``chunk`` positions after the saved ones with the analysis's search visits each.
 
     Raises GameError when the game's record is no longer the one the analysis began with.
@@ -71,45 +74,76 @@ def run_chunk(analysis_id: int, evaluator: Evaluator, chunk: int) -> ChunkOutcom
     is then ``analysis_cancelled`` with the mistakes of the positions done, and after the last
     position ``analysis_done`` with the mistakes
     (see :meth:`ChunkOutcome.announce`).
+    ``times``, when given, gets the seconds of each part: ``load`` (the analysis, the game and its
+    record), ``replay`` (the positions), ``cancel_check``, ``search`` (and ``search_cpu``),
+    ``broadcast`` (the ``progress`` messages) and ``save``.
     Raises Analysis.DoesNotExist, and whatever the evaluator raises.
     """
-    analysis = Analysis.objects.select_related("game").get(pk=analysis_id)
-    start = len(analysis.results)
-    if not analysis.active:
-        return ChunkOutcome(analysis.status, start)
-    game_id, visits, key = analysis.game_id, analysis.visits, analysis.record_fingerprint
-    game = analysis.game
-    record = games.record_of(game)
-    if not is_current(analysis, game, record):
-        raise games.GameError("the game changed while it was analysed: analyse it again")
-    dead = games.marked_dead_points(game)
-    total = len(record.main_line_moves()) + 1
-    active = Analysis.objects.filter(pk=analysis_id, status__in=[Status.PENDING, Status.RUNNING])
-    active.update(status=Status.RUNNING, total=total)  # never over a status another run just set
+    times = PartTimes() if times is None else times
+    with times.part("load"):
+        analysis = Analysis.objects.select_related("game").get(pk=analysis_id)
+        start = len(analysis.results)
+        if not analysis.active:
+            return ChunkOutcome(analysis.status, start)
+        game = analysis.game
+        record = games.record_of(game)
+        if not is_current(analysis, game, record):
+            raise games.GameError("the game changed while it was analysed: analyse it again")
+        dead = games.marked_dead_points(game)
+        total = len(record.main_line_moves()) + 1
+        active = Analysis.objects.filter(pk=analysis_id, status__in=[Status.PENDING, Status.RUNNING])
+        active.update(status=Status.RUNNING, total=total)  # never over a status another run just set
+    with times.part("replay"):
+        positions = game_positions(record, start, game.rules)
     new: list[dict] = []
-    for k, (position, next_move) in enumerate(game_positions(record, start, game.rules), start):
-        if len(new) == chunk:
+    k = start
+    while len(new) < chunk:
+        with times.part("replay"):
+            item = next(positions, None)
+        if item is None:
             break
-        if Analysis.objects.filter(pk=analysis_id, cancel_requested=True).exists():
-            if not _save(analysis_id, start, new, Status.CANCELLED):
-                return ChunkOutcome("superseded", start)
-            return ChunkOutcome(Status.CANCELLED, k, game_id=game_id,
-                                last_message=_cancelled_message(analysis_id, key, game, record, k))
-        entry = game_entry(position, next_move, k, evaluator, visits, game.rules, dead)
+        with times.part("cancel_check"):
+            cancelled = Analysis.objects.filter(pk=analysis_id, cancel_requested=True).exists()
+        if cancelled:
+            with times.part("save"):
+                return _stop(analysis, game, record, start, new)
+        position, next_move = item
+        with times.part("search", cpu=True):
+            entry = game_entry(position, next_move, k, evaluator, analysis.visits, game.rules, dead)
         new.append(entry)
-        notify.to_group(
-            game_id,
-            {"type": "progress", "analysis": analysis_id, "record": key, "done": k + 1, "total": total,
-             "entry": entry},
-        )
+        with times.part("broadcast"):
+            notify.to_group(game.pk, _progress(analysis, k, total, entry))
+        k += 1
+    with times.part("save"):
+        return _finish(analysis, game.pk, start, new, total)
+
+
+def _stop(analysis: Analysis, game: Game, record: GameRecord, start: int, new: list[dict]) -> ChunkOutcome:
+    """Save the ``new`` results of a chunk cancelled after them and return its outcome."""
+    if not _save(analysis.pk, start, new, Status.CANCELLED):
+        return ChunkOutcome("superseded", start)
+    done = start + len(new)
+    last = _cancelled_message(analysis.pk, analysis.record_fingerprint, game, record, done)
+    return ChunkOutcome(Status.CANCELLED, done, game_id=game.pk, last_message=last)
+
+
+def _progress(analysis: Analysis, k: int, total: int, entry: dict) -> dict:
+    """The ``progress`` message of position ``k`` of ``total``."""
+    return {"type": "progress", "analysis": analysis.pk, "record": analysis.record_fingerprint, "done": k + 1,
+            "total": total, "entry": entry}
+
+
+def _finish(analysis: Analysis, game_id: int, start: int, new: list[dict], total: int) -> ChunkOutcome:
+    """Save the chunk's ``new`` results after the ``start`` saved ones and return its outcome."""
     done = start + len(new)
     status = Status.DONE if done == total else Status.RUNNING
-    if not _save(analysis_id, start, new, status):
+    if not _save(analysis.pk, start, new, status):
         return ChunkOutcome("superseded", start)
     if status != Status.DONE:
         return ChunkOutcome(status, done, more=True)
-    results = Analysis.objects.get(pk=analysis_id).results
-    finished = {"type": "analysis_done", "analysis": analysis_id, "record": key, **ranked_mistakes(results)}
+    results = Analysis.objects.get(pk=analysis.pk).results
+    finished = {"type": "analysis_done", "analysis": analysis.pk, "record": analysis.record_fingerprint,
+                **ranked_mistakes(results)}
     return ChunkOutcome(status, done, game_id=game_id, last_message=finished)
 
 
