@@ -13,12 +13,13 @@ For each preset, on the device training would use (CUDA when available):
   archive when there is one; ``loop_of_step`` is its share of ``step_alone`` (the issue's goal on
   a GPU: 0.85 or more);
 - ``gpu_busy``: the share of the loop's time the GPU was busy, as the driver reports it
-  (``torch.cuda.utilization``, which needs the NVIDIA management library; None where it is
-  missing), sampled every 0.2 s.
+  (``torch.cuda.utilization`` through the NVIDIA management library, else ``nvidia-smi``; None
+  where neither answers), sampled every 0.2 s.
 """
 
 from __future__ import annotations
 
+import subprocess
 import threading
 import time
 from collections.abc import Iterator
@@ -135,8 +136,25 @@ def loader_rate(cfg: TrainConfig, config: Config, seconds: float) -> tuple[float
         registry.use_threads(None)
 
 
+def gpu_utilization(device: torch.device) -> int | None:
+    """Return the percentage of the last sample period the GPU ``device`` was busy, as the driver
+    says: through NVML (``torch.cuda.utilization``), else through ``nvidia-smi``; None when neither
+    answers."""
+    try:
+        return int(torch.cuda.utilization(device))
+    except Exception:  # no NVIDIA management library for Python: ask the driver's own tool
+        pass
+    try:
+        done = subprocess.run(["nvidia-smi", "-i", str(device.index or 0), "--query-gpu=utilization.gpu",
+                               "--format=csv,noheader,nounits"], capture_output=True, text=True, timeout=5)
+        return int(done.stdout.split()[0]) if done.returncode == 0 and done.stdout.strip() else None
+    except (OSError, ValueError, subprocess.TimeoutExpired):
+        return None
+
+
 class _Busy:
-    """The GPU's busy share, sampled in a thread while the block runs (None without NVML)."""
+    """The GPU's busy share, sampled in a thread every 0.2 s while the block runs (None when the
+    driver does not say: :func:`gpu_utilization`)."""
 
     def __init__(self, device: torch.device) -> None:
         self.device, self.samples, self._stop = device, [], threading.Event()
@@ -149,10 +167,10 @@ class _Busy:
 
     def _sample(self) -> None:
         while not self._stop.wait(0.2):
-            try:
-                self.samples.append(torch.cuda.utilization(self.device))
-            except Exception:  # no NVIDIA management library: nothing to report
+            busy = gpu_utilization(self.device)
+            if busy is None:
                 return
+            self.samples.append(busy)
 
     def __exit__(self, *exc: object) -> None:
         self._stop.set()
