@@ -12,14 +12,17 @@ from frontend.heartbeat import MISSED_BEATS, Heartbeat, problem
 
 def test_the_heartbeat_beats_while_the_workers_thread_computes_in_python(tmp_path: Path) -> None:
     path = tmp_path / "heartbeat"
-    heartbeat = Heartbeat(path, interval=0.05).start()
+    # an interval long enough that the virtual machine's own stalls (0.3 to 1 s were seen: the
+    # whole process stops, then reads the clock before the beat it missed) do not pass for a
+    # worker that stopped beating
+    heartbeat = Heartbeat(path, interval=0.5).start()
     beats, t0 = set(), time.monotonic()
-    while time.monotonic() - t0 < 1.0:  # holds the GIL as a search in pure Python does
+    while time.monotonic() - t0 < 3.0:  # holds the GIL as a search in pure Python does
         sum(i * i for i in range(20_000))
         beats.add(path.stat().st_mtime_ns)
-        assert problem(path, 0.05) is None
+        assert problem(path, 0.5) is None
     heartbeat.stop()
-    assert len(beats) >= 8  # about 20 intervals went by
+    assert len(beats) >= 4  # about 6 intervals went by
     assert not path.exists()
 
 
