@@ -9,13 +9,12 @@ import datetime
 import pytest
 from asgiref.sync import sync_to_async
 from django.contrib.auth.models import User
-from django.db import connections
 from django.test import Client
 
 from frontend.models import Analysis, Game
 from frontend.services import dispatch, games
 from frontend.services.requester import Requester
-from tests.web_helpers import ORIGIN, connect, make_game, new_session, receive_until
+from tests.web_helpers import ORIGIN, connect, forget_thread_connection, make_game, new_session, receive_until
 
 PASSWORD = "a long Go proverb 19x19"
 REVIEW_SGF = "(;GM[1]FF[4]SZ[9]KM[7.5]RE[B+R];B[ee];W[cc];B[gc])"
@@ -197,11 +196,6 @@ def test_staff_use_the_admin() -> None:
     assert 'href="/admin/"' not in player.get("/").content.decode()
 
 
-def _forget_connection() -> None:
-    if hasattr(connections._connections, "default"):
-        del connections["default"]
-
-
 @pytest.mark.django_db(transaction=True)
 def test_the_shared_board_socket_shows_and_analyses_but_changes_nothing(settings) -> None:
     settings.GOWEB_REVIEW_VISITS = 4
@@ -253,7 +247,7 @@ def test_the_shared_board_socket_shows_and_analyses_but_changes_nothing(settings
     try:
         asyncio.run(scenario())
     finally:
-        asyncio.run(sync_to_async(_forget_connection)())
+        forget_thread_connection()
     game.refresh_from_db()
     assert game.sgf == REVIEW_SGF
 
@@ -278,7 +272,7 @@ def test_another_account_cannot_use_the_board_socket(client) -> None:
     try:
         asyncio.run(scenario())
     finally:
-        asyncio.run(sync_to_async(_forget_connection)())
+        forget_thread_connection()
 
 
 @pytest.mark.django_db
@@ -330,7 +324,7 @@ def test_withdrawing_a_share_link_closes_the_sockets_open_on_it() -> None:
     try:
         told, closed = asyncio.run(scenario())
     finally:
-        asyncio.run(sync_to_async(_forget_connection)())
+        forget_thread_connection()
     assert told == {"type": "error", "message": WITHDRAWN}
     assert closed == {"type": "websocket.close", "code": 4404}
 
@@ -354,7 +348,7 @@ def test_each_message_on_a_share_socket_checks_that_the_link_still_stands(settin
     try:
         told, closed = asyncio.run(scenario())
     finally:
-        asyncio.run(sync_to_async(_forget_connection)())
+        forget_thread_connection()
     assert told == {"type": "error", "message": WITHDRAWN}
     assert closed == {"type": "websocket.close", "code": 4404}
 

@@ -7,35 +7,24 @@ from pathlib import Path
 
 import pytest
 import redis
-from asgiref.sync import sync_to_async
 from channels.layers import InMemoryChannelLayer
-from django.db import connections
 
 from frontend.models import Analysis, Game
 from frontend.services import board, dispatch, engine, game_analysis, games, outage
 from tests.score_net import NAME as SCORE_NET
 from tests.score_net import write_score_weights, write_zoo
-from tests.web_helpers import connect, make_game, new_session, receive_until
+from tests.web_helpers import (
+    connect,
+    make_game,
+    new_session,
+    receive_until,
+    thread_connection_forgotten,  # noqa: F401  (autouse: each test's end)
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-
-def _forget_connection() -> None:
-    if hasattr(connections._connections, "default"):
-        del connections["default"]
-
-
-@pytest.fixture(autouse=True)
-def _forget_thread_connection():
-    """Drop the connection the consumers left in asgiref's sync thread (in-memory SQLite never closes).
-
-    Otherwise the next test without database access that dispatches a websocket event fails when
-    Channels checks whether that connection is still usable.
-    """
-    yield
-    asyncio.run(sync_to_async(_forget_connection)())
 
 
 def is_state(message: dict) -> bool:

@@ -15,13 +15,18 @@ from collections.abc import Iterator
 import pytest
 from asgiref.sync import sync_to_async
 from channels.testing import ApplicationCommunicator
-from django.db import connections
 
 from frontend import tasks
 from frontend.models import Analysis, Game, Job
 from frontend.services import broker, dispatch, game_analysis, jobs
 from goweb.asgi import application
-from tests.web_helpers import connect, make_game, new_session, receive_until
+from tests.web_helpers import (
+    connect,
+    make_game,
+    new_session,
+    receive_until,
+    thread_connection_forgotten,  # noqa: F401  (autouse: each test's end)
+)
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -30,17 +35,6 @@ FLOOD = 300
 CAP_POSITIONS = "too much work queued: you already have 2 position analyses queued or running"
 CAP_GAMES = "too much work queued: you already have 1 whole-game analysis queued or running"
 
-
-def _forget_connection() -> None:
-    if hasattr(connections._connections, "default"):
-        del connections["default"]
-
-
-@pytest.fixture(autouse=True)
-def _forget_thread_connection():
-    """Drop the connection the consumers left in asgiref's sync thread (see test_web_consumer)."""
-    yield
-    asyncio.run(sync_to_async(_forget_connection)())
 
 
 @pytest.fixture

@@ -6,32 +6,26 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
-from django.db import connections
 
 from analysis.sgf import read_sgf
 from analysis.sgf.tree import find, move_children
 from frontend.models import Game
 from frontend.services import dispatch, variations
 from goweb.asgi import application
-from tests.web_helpers import ORIGIN, connect, make_game, new_session, receive_until
+from tests.web_helpers import (
+    ORIGIN,
+    connect,
+    make_game,
+    new_session,
+    receive_until,
+    thread_connection_forgotten,  # noqa: F401  (autouse: each test's end)
+)
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 RECORD = "(;GM[1]FF[4]SZ[9]KM[7.5];B[ee](;W[cc];B[gc])(;W[gg]C[the other reply]))"
 
-
-def _forget_connection() -> None:
-    if hasattr(connections._connections, "default"):
-        del connections["default"]
-
-
-@pytest.fixture(autouse=True)
-def _forget_thread_connection():
-    """Drop the connection the consumers left in asgiref's sync thread (as test_web_consumer does)."""
-    yield
-    asyncio.run(sync_to_async(_forget_connection)())
 
 
 def review_game(key: str) -> Game:

@@ -2,16 +2,39 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import asyncio
+from collections.abc import Callable, Iterator
 
+import pytest
+from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.contrib.sessions.backends.db import SessionStore
+from django.db import connections
 
 from frontend.models import Game
 from frontend.services import games
 from goweb.asgi import application
 
 ORIGIN = (b"origin", b"http://localhost")
+
+
+def _drop_default_connection() -> None:
+    if hasattr(connections._connections, "default"):
+        del connections["default"]
+
+
+def forget_thread_connection() -> None:
+    """Drop the database connection the consumers left in asgiref's sync thread (in-memory SQLite
+    never closes): otherwise the next test without database access that dispatches a websocket
+    event fails when Channels checks whether that connection is still usable."""
+    asyncio.run(sync_to_async(_drop_default_connection)())
+
+
+@pytest.fixture(autouse=True)
+def thread_connection_forgotten() -> Iterator[None]:
+    """After each test of a module that imports it: :func:`forget_thread_connection`."""
+    yield
+    forget_thread_connection()
 
 
 def new_session() -> str:
