@@ -16,7 +16,6 @@ import os
 import random
 import subprocess
 import sys
-import time
 import urllib.error
 import urllib.request
 import uuid
@@ -28,7 +27,7 @@ import psycopg
 import pytest
 import websockets
 
-from analysis.bench.webstack import free_port
+from tests.daphne_site import served
 
 ROOT = Path(__file__).resolve().parent.parent
 SGF_DIR = ROOT / "tests" / "data" / "sgf"
@@ -36,7 +35,6 @@ SERVER = os.environ.get("GOWEB_TEST_POSTGRES", "postgres://postgres@127.0.0.1:54
 DATABASE = f"goweb_test_fuzz_{os.getpid()}"
 CSRF = "fuzzcsrf" * 4  # a CSRF secret of the form Django's cookie takes (32 letters)
 SEED = 35
-ASGI_APPLICATION = "goweb.asgi:application"
 
 
 def admin() -> psycopg.Connection:
@@ -55,28 +53,13 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
            "DJANGO_DEBUG": "0", "GOWEB_UPLOAD_RATE_LIMIT": "0"}
     for name in ("REDIS_URL", "CELERY_BROKER_URL", "DJANGO_ALLOWED_HOSTS"):
         env.pop(name, None)
-    log = (directory / "daphne.log").open("w")
-    server = None
     try:
         migrate = [sys.executable, "manage.py", "migrate", "--noinput", "-v0"]
         migrated = subprocess.run(migrate, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
         assert migrated.returncode == 0, migrated.stderr
-        port = free_port()
-        daphne = [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), ASGI_APPLICATION]
-        server = subprocess.Popen(daphne, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-        url = f"http://127.0.0.1:{port}"
-        for _ in range(300):
-            try:
-                urllib.request.urlopen(url + "/healthz", timeout=1)
-                break
-            except OSError:
-                time.sleep(0.1)
-        yield url
+        with served(env, directory / "daphne.log") as url:
+            yield url
     finally:
-        if server is not None:
-            server.terminate()
-            server.wait(timeout=20)
-        log.close()
         with admin() as connection:
             connection.execute(f'DROP DATABASE IF EXISTS "{DATABASE}" WITH (FORCE)')
 

@@ -10,7 +10,6 @@ import re
 import socket
 import subprocess
 import sys
-import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
@@ -22,9 +21,9 @@ import websockets.sync.client
 from django.core.exceptions import ImproperlyConfigured
 from websockets.exceptions import ConnectionClosed
 
-from analysis.bench.webstack import daphne_command, free_port
 from frontend.services import api
 from goweb.envconfig import secret_key
+from tests.daphne_site import served
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -117,23 +116,8 @@ def production_site(production_dir: Path) -> Iterator[str]:
     for command in (("migrate", "--noinput", "-v0"), ("collectstatic", "--noinput", "-v0")):
         done = manage(env, *command)
         assert done.returncode == 0, done.stderr
-    port = free_port()
-    log = (directory / "daphne.log").open("w")
-    daphne = [sys.executable, *daphne_command("127.0.0.1", port)[1:]]  # the compose file's command
-    server = subprocess.Popen(daphne, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(300):
-            try:
-                urllib.request.urlopen(url + "/healthz", timeout=1)
-                break
-            except OSError:
-                time.sleep(0.1)
+    with served(env, directory / "daphne.log") as url:
         yield url
-    finally:
-        server.terminate()
-        server.wait(timeout=20)
-        log.close()
 
 
 class NoRedirect(urllib.request.HTTPRedirectHandler):
