@@ -427,6 +427,7 @@ def test_torchrun_trains_with_two_cpu_processes_on_gloo(tmp_path: Path, games: P
     assert done.returncode == 0, done.stderr[-2000:]
     saved = checkpoint.load(tmp_path / "ddp" / "last.pt")
     assert saved["samples"] == 32  # two ranks of 8 per step, two steps
+    assert [place["seed"] for place in saved["stream"]] == [0, 7919]  # each rank's stream, to go on from
 
 
 def test_sigterm_ends_a_run_cleanly_with_its_checkpoint_saved(tmp_path: Path, games: Path) -> None:

@@ -9,7 +9,7 @@ For each preset, on the device training would use (CUDA when available):
   random batch already on the device: the most the device can do; with ``variants``, the same
   in NHWC memory (``--channels-last``) and compiled (``--compile``), to choose by measurement;
 - ``loop``: samples/s of the whole loop, ``workers`` loader processes feeding the steps through
-  the training loop's DataLoader (:func:`analysis.train.loop.batch_loader`), from the packed
+  the training loop's DataLoader (:func:`analysis.train.stream.batch_loader`), from the packed
   archive when there is one; ``loop_of_step`` is its share of ``step_alone`` (the issue's goal on
   a GPU: 0.85 or more);
 - ``gpu_busy``: the share of the loop's time the GPU was busy, as the driver reports it
@@ -33,7 +33,8 @@ from analysis.bench.positions import SHARED_DATA
 from analysis.features import registry
 from analysis.nets import precision
 from analysis.nets.presets import Config, build, get_preset
-from analysis.train.loop import TrainConfig, _Stream, batch_loader, train_step, trainer
+from analysis.train.loop import TrainConfig, train_step, trainer
+from analysis.train.stream import STATE_KEY, StreamStart, TrainingStream, batch_loader
 
 TRAIN_FOLDER = SHARED_DATA / "tygem-9d" / "train"
 LABELS = SHARED_DATA / "katago-b6c96" / "labels.npz"
@@ -122,7 +123,7 @@ def loader_rate(cfg: TrainConfig, config: Config, seconds: float) -> tuple[float
     one core as in a DataLoader worker."""
     registry.use_threads(1)
     t0 = time.perf_counter()
-    stream = iter(_Stream(cfg, config, seed=1))
+    stream = iter(TrainingStream(cfg, config, StreamStart.fresh(1, 0)))
     next(stream)
     startup = time.perf_counter() - t0
 
@@ -184,11 +185,12 @@ def whole_loop(config: Config, cfg: TrainConfig, device: torch.device, dtype: to
                seconds: float) -> tuple[float, float | None]:
     """Return (samples/s, the GPU's busy share) of the loop fed by ``cfg.workers`` loader processes."""
     net, optimizer = _trainer(config, cfg, device)
-    loader = iter(batch_loader(_Stream(cfg, config, seed=2), cfg.workers, device))
+    loader = iter(batch_loader(TrainingStream(cfg, config, StreamStart.fresh(2, cfg.workers)), device))
 
     def steps() -> Iterator[int]:
         while True:
             batch = next(loader)
+            batch.pop(STATE_KEY)
             train_step(net, optimizer, batch, cfg, dtype)
             yield len(batch["moves"])
 

@@ -26,6 +26,10 @@ A sampler for ``target="previous"`` (back prediction, Tang & Kaneko) puts the
 previous move in ``moves`` instead, with a mask of the moves that could have
 led here: the stones of the player who just moved, and pass.
 Every sample is seen under a random one of the 8 symmetries, inputs and targets alike.
+
+A sampler's :meth:`PositionSampler.state` is where it stands (its random state, its place in the
+sources, and the games of its shuffle buffer and pool, by ordinal: :mod:`analysis.train.sources`);
+a sampler given it (:meth:`PositionSampler.restore`) goes on with the very samples it gave next.
 """
 
 from __future__ import annotations
@@ -45,13 +49,15 @@ from analysis.sgf.archive import ReadStats
 from analysis.sgf.results import result_margin, result_value
 from analysis.train.batch import Batch
 from analysis.train.games import TrainingGame
-from analysis.train.shuffle import shuffled
-from analysis.train.sources import iter_training_games
+from analysis.train.rng_state import restore_rng, saved_rng
+from analysis.train.shuffle import Shuffled
+from analysis.train.sources import GameCursor, iter_training_games, training_games_at
 
 
 @dataclass
 class _Game:
     record: TrainingGame
+    ordinal: int  # the game's place in the sources (:mod:`analysis.train.sources`)
     moves: list[tuple[int, int]]
     position: Position
     index: int  # the next move to play
@@ -122,41 +128,64 @@ class PositionSampler:
         self.rng = random.Random(seed)
         self.board_size = board_size
         self.stats = SamplerStats()
-        self._records = self._shuffled_records()
+        self._cursor = GameCursor(self.paths, self.stats.read)
+        self._records = Shuffled(self._sized(self._cursor), shuffle_buffer, self.rng)
         self._pool: list[_Game] = []
 
-    def _endless_records(self) -> Iterator[TrainingGame]:
-        while True:
-            found = False
-            for record in iter_training_games(self.paths, stats=self.stats.read):
-                found = True
-                if record.size == self.board_size:
-                    yield record
-            if not found:
-                raise ValueError(f"no SGF games found in {self.paths}")
-
-    def _shuffled_records(self) -> Iterator[TrainingGame]:
-        return shuffled(self._endless_records(), self.shuffle_buffer, self.rng)
+    def _sized(self, games: Iterable[tuple[int, TrainingGame]]) -> Iterator[tuple[int, TrainingGame]]:
+        """The games of this sampler's board size."""
+        return ((ordinal, record) for ordinal, record in games if record.size == self.board_size)
 
     def _start_game(self, random_start: bool) -> _Game:
         while True:
-            record = next(self._records)
+            ordinal, record = next(self._records)
             self.stats.games_started += 1
-            moves = record.moves
-            if len(moves) < 2:
+            if len(record.moves) < 2:
                 continue
-            pos = Position.from_stones(record.size, record.komi, False, record.black, record.white,
-                                       moves[0][0])
-            start = self.rng.randrange(len(moves)) if random_start else 0
-            try:
-                for color, point in moves[:start]:
-                    pos.play(point, color)
-            except GoError:
-                self.stats.games_unplayable += 1
-                continue
-            owner = record.final_owner() if self.record_ownership else None
-            return _Game(record, moves, pos, start, result_value(record.result, BLACK),
-                         result_margin(record.result), owner)
+            start = self.rng.randrange(len(record.moves)) if random_start else 0
+            if (game := self._game_at(record, ordinal, start)) is not None:
+                return game
+            self.stats.games_unplayable += 1
+
+    def _game_at(self, record: TrainingGame, ordinal: int, index: int) -> _Game | None:
+        """Return ``record`` replayed up to its move ``index``, or None if it cannot be."""
+        moves = record.moves
+        pos = Position.from_stones(record.size, record.komi, False, record.black, record.white, moves[0][0])
+        try:
+            for color, point in moves[:index]:
+                pos.play(point, color)
+        except GoError:
+            return None
+        owner = record.final_owner() if self.record_ownership else None
+        return _Game(record, ordinal, moves, pos, index, result_value(record.result, BLACK),
+                     result_margin(record.result), owner)
+
+    def state(self) -> dict:
+        """Return what the sampler's next samples depend on, to go on from later (:meth:`restore`):
+        the random state, the place in the sources, the games in the shuffle buffer and in the
+        pool (by ordinal) and how far each pool game is."""
+        return {"rng": saved_rng(self.rng), "passes": self._cursor.passes, "position": self._cursor.position,
+                "buffer": [ordinal for ordinal, _ in self._records.buffer],
+                "pool": [(g.ordinal, g.index, g.final_shown) for g in self._pool]}
+
+    def restore(self, state: dict) -> None:
+        """Go on from ``state`` (:meth:`state` of a sampler on the same sources and options): the
+        next samples are those that sampler gave next.
+
+        Raises ValueError when the sources do not hold the state's games, or a pool game no
+        longer replays.
+        """
+        games = training_games_at(self.paths, [*state["buffer"], *(slot[0] for slot in state["pool"])])
+        restore_rng(self.rng, state["rng"])
+        self._cursor = GameCursor(self.paths, self.stats.read, state["passes"], state["position"])
+        self._records.restore([(o, games[o]) for o in state["buffer"]], self._sized(self._cursor))
+        self._pool = []
+        for ordinal, index, shown in state["pool"]:
+            game = self._game_at(games[ordinal], ordinal, index)
+            if game is None:
+                raise ValueError(f"game {ordinal} of {self.paths} does not replay to move {index}")
+            game.final_shown = shown
+            self._pool.append(game)
 
     def _fill_pool(self) -> None:
         while len(self._pool) < self.pool_size:

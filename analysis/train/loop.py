@@ -12,18 +12,22 @@ validation top-1 so far (the early stopping Tang & Kaneko's overfitting nets nee
 (:mod:`analysis.train.averaging`), validated beside them.  With
 ``ladder_set`` the run trains on the ladder set found in its data
 (:mod:`analysis.train.ladder_set`) and validates on that set's validation games.
+
+A resumed run goes on exactly where ``last.pt`` left off: with the weights, optimizer, schedule (and
+the steps it had not yet seen, :class:`_Steps`), average, random state and data stream
+(:mod:`analysis.train.stream`) of the run, so that a run stopped and resumed ends with the weights
+of a run that never stopped.
 """
 
 from __future__ import annotations
 
 import csv
-import itertools
 import math
 import os
 import random
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -31,23 +35,20 @@ import numpy as np
 import torch
 import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel
-from torch.utils.data import DataLoader, IterableDataset
 
-from analysis.features import get_feature_set, registry
+from analysis.features import get_feature_set
 from analysis.nets import checkpoint, precision
 from analysis.nets.presets import Config, build, config_from_dict, get_preset
 from analysis.train import ladder_set as ladders
 from analysis.train import precise_bn
 from analysis.train.averaging import WeightAverage
-from analysis.train.batch import Batch
-from analysis.train.data import Example, PositionSampler, fixed_positions
-from analysis.train.example_sampler import ExampleSampler
+from analysis.train.data import Example, fixed_positions
 from analysis.train.losses import AllHeads, losses, parts_as_floats
 from analysis.train.metrics import Metrics
 from analysis.train.precise_bn import Calibration
 from analysis.train.schedule import PlateauHalving
 from analysis.train.stopping import stop_on_sigterm
-from analysis.train.teacher import TeacherSampler
+from analysis.train.stream import StreamPlace, TrainingStream, batch_loader, stream_options, stream_start
 from analysis.train.warmstart import transplant
 
 LOG_FIELDS = ["samples", "wall_seconds", "samples_per_s", "lr", "train_policy", "train_acc", "train_future",
@@ -98,49 +99,6 @@ class TrainConfig:
     ladder_set: bool = False  # train and validate on the ladder set of ``data`` (Tang & Kaneko)
     ladder_games: int = ladders.DEFAULT_GAMES  # games of ``data`` the ladder set is found in
     progress: bool = True
-
-
-class _Stream(IterableDataset):
-    """Batches in a DataLoader worker process: a PositionSampler over ``cfg.data`` (an
-    ExampleSampler over ``ladder`` instead, the ladder set's training part, when given) and, with
-    ``cfg.teacher`` labels, a TeacherSampler that gives ``cfg.teacher_fraction`` of each batch."""
-
-    def __init__(self, cfg: TrainConfig, config: Config, seed: int,
-                 ladder: list[Example] | None = None) -> None:
-        self.cfg, self.config, self.seed, self.ladder = cfg, config, seed, ladder
-
-    def __iter__(self) -> Iterator[dict]:
-        cfg, config = self.cfg, self.config
-        info = torch.utils.data.get_worker_info()
-        seed = self.seed * 1000 + (info.id if info else 0)
-        if info is not None:  # one of several loader processes: one core each
-            registry.use_threads(1)
-        if self.ladder is not None:
-            general = ExampleSampler(self.ladder, config.feature_set, seed=seed)
-        else:
-            general = PositionSampler(cfg.data, config.feature_set, config.future_moves, seed=seed,
-                                      target=config.target, value_rate=cfg.value_rate,
-                                      record_ownership=config.ownership_head, final_shows=cfg.final_shows,
-                                      paired=cfg.consistency_weight > 0 and config.value_head)
-        teacher = None
-        taught = 0
-        if cfg.teacher:
-            archives = cfg.teacher_archives or cfg.data[0]
-            teacher = TeacherSampler(cfg.teacher, archives, config.feature_set, seed=seed)
-            taught = max(1, round(cfg.teacher_fraction * cfg.batch_size))
-        while True:
-            parts = [general.batch(cfg.batch_size - taught)] if taught < cfg.batch_size else []
-            if teacher is not None:
-                parts.append(teacher.batch(taught))
-            yield Batch.concatenate(parts).tensors()
-
-
-def batch_loader(stream: IterableDataset, workers: int, device: torch.device) -> DataLoader:
-    """Return the DataLoader of ``stream``'s batches: made in ``workers`` processes (0: in this
-    one), four ahead each, and for a GPU copied into pinned memory, so that the copy to the device
-    runs beside the computation (:func:`analysis.train.losses.losses` copies without blocking)."""
-    return DataLoader(stream, batch_size=None, num_workers=workers, prefetch_factor=4 if workers else None,
-                      pin_memory=device.type == "cuda")
 
 
 def trainer(model: torch.nn.Module, cfg: TrainConfig, device: torch.device,
@@ -289,6 +247,8 @@ class _Run:
     metrics: dict = field(default_factory=dict)
     average: WeightAverage | None = None
     state: dict | None = None  # what training needs to know of the checkpoint resumed from (its dtype)
+    stream: list[dict] | None = None  # where the resumed run's stream stood, by rank
+    steps: list | None = None  # the resumed run's steps not yet passed to its schedule
 
 
 def _start(cfg: TrainConfig, device: torch.device) -> _Run:
@@ -308,6 +268,7 @@ def _start(cfg: TrainConfig, device: torch.device) -> _Run:
         run.schedule, run.samples, run.wall = restore(state, model, optimizer, cfg)
         run.metrics = state.get("metrics", {})
         run.state = {k: state.get(k) for k in ("dtype", "device_type")}
+        run.stream, run.steps = state.get("stream"), state.get("pending_steps")
     elif cfg.init_from:
         report = transplant(model, checkpoint.load(cfg.init_from)["model"])
         print(f"started from {cfg.init_from}: {len(report['copied'])} tensors copied, widened "
@@ -355,14 +316,17 @@ class _Progress:
 
 class _Steps:
     """The steps' loss parts, read from the device in bulk: every ``schedule.step_samples`` samples
-    (and before a validation, a checkpoint or the end) they go to the schedule and the progress
-    report, so that the loop never waits for the device after a step (the rate a halving sets
-    takes effect that many samples later)."""
+    they go to the schedule and the progress report, so that the loop never waits for the device
+    after a step (the rate a halving sets takes effect that many samples later).  The parts not
+    yet passed on are saved with a checkpoint (:meth:`state`), so that a resumed run passes them on
+    when the run would have, and sets the same rates at the same samples."""
 
-    def __init__(self, schedule: PlateauHalving, progress: _Progress, wall: Callable[[], float]) -> None:
+    def __init__(self, schedule: PlateauHalving, progress: _Progress, wall: Callable[[], float],
+                 saved: list | None = None) -> None:
         self.schedule, self.progress, self.wall = schedule, progress, wall
+        self.read: list[tuple[dict, int, int]] = [tuple(step) for step in saved or []]  # parts as floats
         self.pending: list[tuple[dict, int, int]] = []  # (parts, samples of the step, samples after it)
-        self.samples = 0
+        self.samples = sum(count for _, count, _ in self.read)
 
     def add(self, parts: dict, count: int, seen: int) -> None:
         """Record a step's ``parts`` over ``count`` samples (``seen`` in all after it)."""
@@ -371,13 +335,23 @@ class _Steps:
         if self.samples >= self.schedule.step_samples:
             self.flush()
 
+    def _read(self) -> list[tuple[dict, int, int]]:
+        """The recorded steps, their parts read from the device as floats."""
+        floats = parts_as_floats([p for p, _, _ in self.pending])
+        self.read += [(f, count, seen) for f, (_, count, seen) in zip(floats, self.pending, strict=True)]
+        self.pending = []
+        return self.read
+
     def flush(self) -> None:
         """Pass the recorded steps' parts, as floats, to the schedule and the progress report."""
-        for floats, (_, count, seen) in zip(parts_as_floats([p for p, _, _ in self.pending]), self.pending,
-                                            strict=True):
+        for floats, count, seen in self._read():
             self.schedule.observe(floats["policy"], count)
             self.progress.add(floats, seen, self.schedule.rate, self.wall())
-        self.pending, self.samples = [], 0
+        self.read, self.samples = [], 0
+
+    def state(self) -> list[tuple[dict, int, int]]:
+        """Return the steps not yet passed on, their parts as floats (for a checkpoint)."""
+        return list(self._read())
 
 
 class _Validation:
@@ -498,14 +472,19 @@ def train(cfg: TrainConfig) -> dict:
     samples, metrics = run.samples, run.metrics
     net = trainer(model, cfg, device, distributed)
 
-    world = dist.get_world_size() if distributed else 1
+    ranks = _Ranks(distributed)
+    world = ranks.world
     ladder = ladders.load_or_build(cfg.data, cfg.ladder_games) if cfg.ladder_set else None
     if ladder is not None and rank == 0:
         print(ladder.describe(), file=sys.stderr, flush=True)
-    stream = _Stream(cfg, run.config, seed=cfg.seed + 7919 * rank + samples,
-                     ladder=ladder.examples("train") if ladder else None)
-    batches = iter(batch_loader(stream, cfg.workers, device))
+    start, afresh = stream_start(cfg, run.stream, rank, world, samples)
+    if afresh and rank == 0:
+        print(f"the data stream starts afresh: {afresh}", file=sys.stderr, flush=True)
+    place = StreamPlace(start, stream_options(cfg))
+    stream = TrainingStream(cfg, run.config, start, ladder=ladder.examples("train") if ladder else None)
+    batches = iter(batch_loader(stream, device))
     first = next(batches)
+    place.took(first)
     dtype = training_dtype(net, first, cfg, run.state)
     run_dir = Path(cfg.run_dir)
     log = CsvLog(run_dir / "log.csv")
@@ -522,15 +501,18 @@ def train(cfg: TrainConfig) -> dict:
     def wall() -> float:
         return run.wall + time.time() - started
 
-    steps = _Steps(schedule, progress, wall)
+    steps = _Steps(schedule, progress, wall, run.steps)
 
     def save_checkpoint() -> None:
+        streams = ranks.gather(place.saved())
+        if rank:
+            return
         calibrated.apply(model)  # the saved running statistics are the weights' own
         extra = {} if average is None else {"average": average.state_dict()}
         checkpoint.save(run_dir / "last.pt", model, run.preset, optimizer=optimizer.state_dict(),
-                        schedule=schedule.state_dict(), samples=samples, wall_seconds=wall(),
-                        rng={"torch": torch.get_rng_state()}, metrics=metrics,
-                        dtype=precision.describe(dtype), device_type=device.type, **extra)
+                        schedule=schedule.state_dict(), pending_steps=steps.state(), stream=streams,
+                        samples=samples, wall_seconds=wall(), rng={"torch": torch.get_rng_state()},
+                        metrics=metrics, dtype=precision.describe(dtype), device_type=device.type, **extra)
         if average is not None:
             averaged = average.averaged(model)
             calibrated.apply(averaged)
@@ -542,7 +524,8 @@ def train(cfg: TrainConfig) -> dict:
 
     net.train()
     with stop_on_sigterm() as stop:
-        for batch in itertools.chain([first], batches):
+        batch = first
+        while True:
             for group in optimizer.param_groups:
                 group["lr"] = schedule.rate
             parts = train_step(net, optimizer, batch, cfg, dtype)
@@ -551,21 +534,49 @@ def train(cfg: TrainConfig) -> dict:
             samples += len(batch["moves"]) * world
             steps.add(parts, len(batch["moves"]) * world, samples)
             if validation is not None and validation.due(samples):
-                steps.flush()
                 metrics = validate()
             now = time.time()
-            if rank == 0 and now - last_ckpt > cfg.checkpoint_minutes * 60:
-                steps.flush()
+            ended, due = ranks.agree(
+                stop.requested or bool(cfg.max_samples and samples >= cfg.max_samples)
+                or bool(cfg.max_minutes and now - began >= cfg.max_minutes * 60),
+                rank == 0 and now - last_ckpt > cfg.checkpoint_minutes * 60)
+            if ended:
+                break
+            if due:
                 save_checkpoint()
                 last_ckpt = now
-            if stop.requested or (cfg.max_samples and samples >= cfg.max_samples) or (
-                    cfg.max_minutes and now - began >= cfg.max_minutes * 60):
-                break
-    steps.flush()
-    if rank == 0:
-        if validation is not None:
-            metrics = validate()
-        save_checkpoint()
+            batch = next(batches)
+            place.took(batch)
+    if validation is not None:
+        metrics = validate()
+    save_checkpoint()
     if distributed:
         dist.barrier()
     return metrics
+
+
+class _Ranks:
+    """The processes of a run under torchrun, as the loop needs them: their stop and checkpoint
+    decisions made one (a rank that stopped alone would leave the others waiting in their next
+    all-reduce), and what each holds gathered, over a gloo group of their own (no wait on a GPU).
+    Without torchrun, one rank."""
+
+    def __init__(self, distributed: bool) -> None:
+        self.group = dist.new_group(backend="gloo") if distributed else None
+        self.world = dist.get_world_size() if distributed else 1
+
+    def agree(self, *flags: bool) -> list[bool]:
+        """Return each of ``flags``, true where it is true on any rank."""
+        if self.group is None:
+            return list(flags)
+        votes = torch.tensor(flags, dtype=torch.int32)
+        dist.all_reduce(votes, op=dist.ReduceOp.MAX, group=self.group)
+        return [bool(v) for v in votes.tolist()]
+
+    def gather(self, held: object) -> list:
+        """Return what every rank holds (``held`` here), by rank."""
+        if self.group is None:
+            return [held]
+        out: list = [None] * self.world
+        dist.all_gather_object(out, held, group=self.group)
+        return out

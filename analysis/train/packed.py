@@ -126,9 +126,9 @@ class PackedArchive:
             black=tuple(points[~white].tolist()), white=tuple(points[white].tolist()),
             game_id=str(a["game_id"][i]), packed=True, packed_owner=owner)
 
-    def games(self) -> Iterator[TrainingGame]:
-        """Yield every game, in packed order."""
-        for i in range(len(self)):
+    def games(self, start: int = 0) -> Iterator[TrainingGame]:
+        """Yield every game from the ``start``-th on, in packed order."""
+        for i in range(start, len(self)):
             yield self.game(i)
 
     def index_of(self, game_id: str) -> int | None:
