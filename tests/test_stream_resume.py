@@ -5,6 +5,7 @@ goes on with the very batches, rates and weights of the run that was not stopped
 from __future__ import annotations
 
 import io
+import pickle
 import zipfile
 from dataclasses import replace
 from pathlib import Path
@@ -193,7 +194,7 @@ def test_a_run_with_teacher_labels_resumes_exactly(tmp_path: Path, taught: Path)
 def test_a_stream_goes_on_only_with_the_options_and_processes_it_was_saved_with() -> None:
     cfg = TrainConfig(preset="golois-b4c48", data=["a.pack.npz"], workers=2, seed=3)
     place = StreamPlace(StreamStart(seed=40, workers=2), stream_options(cfg))
-    place.took({"stream": {"worker": 0, "state": {"general": "zero's"}}})
+    place.took({"stream": {"worker": 0, "state": pickle.dumps({"general": "zero's"})}})
     saved = [place.saved()]
     start, why = stream_start(cfg, saved, rank=0, world=1, samples=128)
     assert why is None and (start.seed, start.first, start.states) == (40, 1, [{"general": "zero's"}, None])
