@@ -430,6 +430,43 @@ def test_torchrun_trains_with_two_cpu_processes_on_gloo(tmp_path: Path, games: P
     assert [place["seed"] for place in saved["stream"]] == [0, 7919]  # each rank's stream, to go on from
 
 
+def rank_processes(parent: int) -> dict[int, int]:
+    """The torchrun ranks among the descendants of process ``parent``: pid by RANK."""
+    ranks, todo = {}, [parent]
+    while todo:
+        pid = todo.pop()
+        for task in Path(f"/proc/{pid}/task").glob("*"):
+            todo += [int(c) for c in (task / "children").read_text().split()]
+        if pid == parent:
+            continue
+        env = dict(e.split("=", 1) for e in Path(f"/proc/{pid}/environ").read_text().split("\0") if "=" in e)
+        if "RANK" in env and "python" in Path(f"/proc/{pid}/cmdline").read_text():
+            ranks[int(env["RANK"])] = pid
+    return ranks
+
+
+def test_a_signal_to_one_torchrun_rank_stops_every_rank_cleanly_with_the_state_saved(tmp_path: Path,
+                                                                                    games: Path) -> None:
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    cmd = [sys.executable, "-m", "torch.distributed.run", "--nproc-per-node", "2", "--master-port", "29521",
+           "-m", "analysis.train", "--preset", "golois-b4c48", "--data", str(games), "--run-dir",
+           str(tmp_path / "ddp"), "--batch-size", "8", "--workers", "0", "--device", "cpu",
+           "--ddp-backend", "gloo"]
+    run = subprocess.Popen(cmd, cwd=ROOT, env=env, stderr=subprocess.PIPE, text=True)
+    try:
+        seen = ""
+        while "samples " not in seen:  # rank 0's first progress line: both ranks are in the loop
+            char = run.stderr.read(1)
+            assert char, f"the run ended early: {seen[-2000:]}"
+            seen += char
+        os.kill(rank_processes(run.pid)[1], signal.SIGTERM)  # the other rank's clock runs on
+        assert run.wait(timeout=120) == 0, run.stderr.read()[-2000:]
+    finally:
+        run.kill()
+    saved = checkpoint.load(tmp_path / "ddp" / "last.pt")
+    assert saved["samples"] > 0 and len(saved["stream"]) == 2
+
+
 def test_sigterm_ends_a_run_cleanly_with_its_checkpoint_saved(tmp_path: Path, games: Path) -> None:
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     cmd = [sys.executable, "-m", "analysis.train", "--preset", "golois-b4c48", "--data", str(games),
