@@ -191,8 +191,10 @@ def test_a_run_with_teacher_labels_resumes_exactly(tmp_path: Path, taught: Path)
     assert_same_state(rest, whole)
 
 
-def test_a_stream_goes_on_only_with_the_options_and_processes_it_was_saved_with() -> None:
-    cfg = TrainConfig(preset="golois-b4c48", data=["a.pack.npz"], workers=2, seed=3)
+def test_a_stream_goes_on_only_with_the_options_processes_and_sources_it_was_saved_with(
+        tmp_path: Path) -> None:
+    (tmp_path / "a.sgf").write_text(game("B+R"))
+    cfg = TrainConfig(preset="golois-b4c48", data=[str(tmp_path)], workers=2, seed=3)
     place = StreamPlace(StreamStart(seed=40, workers=2), stream_options(cfg))
     place.took({"stream": {"worker": 0, "state": pickle.dumps({"general": "zero's"})}})
     saved = [place.saved()]
@@ -206,3 +208,6 @@ def test_a_stream_goes_on_only_with_the_options_and_processes_it_was_saved_with(
     _, why = stream_start(cfg, None, rank=0, world=1, samples=128)
     assert why == "the resumed state has no stream to go on with"
     assert stream_start(cfg, None, rank=0, world=1, samples=0)[1] is None
+    (tmp_path / "b.sgf").write_text(game("W+R"))
+    _, why = stream_start(cfg, saved, rank=0, world=1, samples=128)
+    assert why == "the run's data options changed (data)"

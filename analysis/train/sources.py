@@ -75,6 +75,18 @@ def training_games_at(paths: Paths, ordinals: Iterable[int]) -> dict[int, Traini
     return found
 
 
+def sources_signature(paths: Paths) -> list[list]:
+    """Return what tells the files of ``paths`` apart cheaply: each file's name (relative to the
+    path it is in) and size, in order.  A state that names games by ordinal is only good for
+    sources of the same signature.  Raises FileNotFoundError for a missing path."""
+    signature = []
+    for name in existing_paths(paths):
+        files = [name] if os.path.isfile(name) else sorted(
+            os.path.join(folder, f) for folder, _, found in os.walk(name) for f in found)
+        signature.append([name, [[os.path.relpath(f, name), os.path.getsize(f)] for f in files]])
+    return signature
+
+
 class GameCursor:
     """The games of ``paths`` as ``(ordinal, game)``, pass after pass without end, from a place that
     can be saved (:attr:`passes` done, and the ordinal of the next game, :attr:`position`) and gone

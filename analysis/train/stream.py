@@ -33,6 +33,8 @@ from analysis.nets.presets import Config
 from analysis.train.batch import Batch
 from analysis.train.data import Example, PositionSampler
 from analysis.train.example_sampler import ExampleSampler
+from analysis.train.packed import is_packed
+from analysis.train.sources import sources_signature
 from analysis.train.teacher import TeacherSampler
 
 if TYPE_CHECKING:
@@ -120,9 +122,12 @@ def batch_loader(stream: TrainingStream, device: torch.device) -> DataLoader:
 
 
 def stream_options(cfg: TrainConfig) -> dict:
-    """Return the options of ``cfg`` that the batches of its stream depend on (a resumed run whose
-    options differ cannot go on with its stream)."""
-    return {"data": list(cfg.data), "teacher": cfg.teacher, "teacher_archives": cfg.teacher_archives,
+    """Return the options of ``cfg`` that the batches of its stream depend on, its sources' files
+    by name and size among them (a resumed run whose options differ cannot go on with its stream).
+    Raises FileNotFoundError for a missing source."""
+    teacher = [] if not cfg.teacher else [cfg.teacher] if is_packed(cfg.teacher) else [
+        cfg.teacher, cfg.teacher_archives or cfg.data[0]]
+    return {"data": sources_signature(cfg.data), "teacher": sources_signature(teacher),
             "teacher_fraction": cfg.teacher_fraction, "batch_size": cfg.batch_size,
             "value_rate": cfg.value_rate, "final_shows": cfg.final_shows,
             "paired": cfg.consistency_weight > 0, "ladder_set": cfg.ladder_set,
