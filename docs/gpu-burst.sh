@@ -11,6 +11,9 @@
 #       bash docs/gpu-burst.sh", carry=["packed"], timeout_s=560)
 # Tested on a CPU with a tiny net (PY=.venv/bin/python PRESETS=golois-b4c48 WORKERS=1
 # PRESET=golois-score-b6c64 BATCH=32 TRAIN_SECONDS=120 TRAIN_EXTRA="--max-samples 256").
+# VARIANTS times the step alone compiled, and compiled into CUDA graphs (compile_graphs:
+# --compile-mode reduce-overhead); each compiled variant of each preset compiles first, out of the
+# call's time. TRAIN_EXTRA="--compile-mode reduce-overhead" trains with the graphs.
 set -u
 PY=${PY:-python3}
 PRESET=${PRESET:-golois-score-b10c128}
@@ -18,7 +21,7 @@ PRESETS=${PRESETS:-golois-b10c128,$PRESET}
 WORKERS=${WORKERS:-14}
 BATCH=${BATCH:-256}
 TRAIN_SECONDS=${TRAIN_SECONDS:-360}
-VARIANTS=${VARIANTS:---step-variants channels_last,compile}
+VARIANTS=${VARIANTS:---step-variants channels_last,compile,compile_graphs}
 RESUME=${RESUME:-}
 TRAIN_EXTRA=${TRAIN_EXTRA:-}
 OUT=${OUT:?the folder whose files come back}

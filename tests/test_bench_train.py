@@ -50,6 +50,21 @@ def test_a_step_variant_that_cannot_run_is_reported_and_the_others_timed(games: 
         train_pipeline.step_variants(config, cfg, CPU, torch.float32, 0.2, ["x"])
 
 
+def test_the_graph_variants_time_the_step_compiled_in_reduce_overhead_mode(games: Path,  # noqa: F811
+                                                                          monkeypatch) -> None:
+    timed = []
+
+    def recording(config, cfg, device, dtype, seconds):
+        timed.append((cfg.channels_last, cfg.compile, cfg.compile_mode))
+        return 1.0
+
+    monkeypatch.setattr(train_pipeline, "step_alone", recording)
+    names = ["compile", "compile_graphs", "channels_last+compile_graphs"]
+    train_pipeline.step_variants(get_preset("golois-b4c48"), config_of(games), CPU, torch.float32, 0.2, names)
+    assert timed == [(False, True, "default"), (False, True, "reduce-overhead"),
+                     (True, True, "reduce-overhead")]
+
+
 def test_the_gpus_busy_share_is_a_percentage_or_none_without_a_driver() -> None:
     busy = train_pipeline.gpu_utilization(torch.device("cuda", 0))
     if torch.cuda.is_available():

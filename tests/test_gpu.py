@@ -1,4 +1,5 @@
-"""The engine on CUDA: training, resume with an average, DDP, inference, symmetries and the search.
+"""The engine on CUDA: training (and its steps replayed as CUDA graphs), resume with an average, DDP,
+inference, symmetries and the search.
 
 Every test here is marked ``gpu`` and runs only where ``torch.cuda.is_available()``; elsewhere it
 is skipped (CI and most machines have no GPU).  ``pytest -m gpu`` runs them alone on a GPU machine.
@@ -28,6 +29,7 @@ from analysis.nets.inference import Network
 from analysis.train.averaging import WeightAverage
 from analysis.train.loop import ddp_backend, train
 from tests.test_train import ROOT, games, short_run  # noqa: F401  (games: the fixture of a few games)
+from tests.test_train_compile import assert_same_losses, step_config, steps_read_and_kept
 
 pytestmark = [pytest.mark.gpu,
               pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")]
@@ -128,3 +130,19 @@ def test_a_compiled_run_in_nhwc_memory_trains_on_cuda(tmp_path: Path, games: Pat
     run = short_run(tmp_path, games, "fast", None, 32)
     train(replace(run, device="cuda", channels_last=True, compile=True))
     assert checkpoint.load(tmp_path / "fast" / "last.pt")["samples"] == 32
+
+
+def test_a_run_of_steps_replayed_as_cuda_graphs_trains_on_cuda(tmp_path: Path, games: Path) -> None:  # noqa: F811
+    run = short_run(tmp_path, games, "graphs", None, 64)
+    train(replace(run, device="cuda", compile=True, compile_mode="reduce-overhead"))
+    assert checkpoint.load(tmp_path / "graphs" / "last.pt")["samples"] == 64
+
+
+@pytest.mark.parametrize(("dtype", "rel"), [(torch.float32, 1e-3), (torch.bfloat16, 3e-2)])
+def test_steps_replayed_as_cuda_graphs_give_the_eager_steps_losses_and_keep_their_parts(
+        no_tf32: None, dtype: torch.dtype, rel: float) -> None:
+    cuda = torch.device("cuda")
+    eager, _ = steps_read_and_kept(step_config(), cuda, dtype)
+    read, kept = steps_read_and_kept(step_config(compile=True, compile_mode="reduce-overhead"), cuda, dtype)
+    assert kept == read  # the parts each step left were not overwritten by the later steps' graphs
+    assert_same_losses(read, eager, rel=rel, batch=16)

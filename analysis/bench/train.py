@@ -124,7 +124,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--pipeline-only", action="store_true", help="measure the pipeline figures alone")
     parser.add_argument("--step-variants", default="",
                         help="comma-separated variants of the step alone to time too: channels_last, "
-                             "compile, channels_last+compile")
+                             "compile, channels_last+compile, compile_graphs (reduce-overhead: CUDA "
+                             "graphs), channels_last+compile_graphs")
 
 
 def pipeline(presets: list[str], batch: int, workers: int, seconds: float,

@@ -7,7 +7,8 @@ For each preset, on the device training would use (CUDA when available):
   (``python -m analysis.train.pack``), after its first batch (whose seconds are given apart);
 - ``step_alone``: samples/s of training steps (:func:`analysis.train.loop.train_step`) on one
   random batch already on the device: the most the device can do; with ``variants``, the same
-  in NHWC memory (``--channels-last``) and compiled (``--compile``), to choose by measurement;
+  in NHWC memory (``--channels-last``), compiled (``--compile``) and compiled into CUDA graphs
+  (``--compile-mode reduce-overhead``), to choose by measurement;
 - ``loop``: samples/s of the whole loop, ``workers`` loader processes feeding the steps through
   the training loop's DataLoader (:func:`analysis.train.stream.batch_loader`), from the packed
   archive when there is one; ``loop_of_step`` is its share of ``step_alone`` (the issue's goal on
@@ -71,15 +72,19 @@ def _trainer(config: Config, cfg: TrainConfig,
     return trainer(model, cfg, device, distributed=False), optimizer
 
 
+GRAPHS = {"compile": True, "compile_mode": "reduce-overhead"}  # the compiled steps replayed as CUDA graphs
 VARIANTS = {"plain": {}, "channels_last": {"channels_last": True}, "compile": {"compile": True},
-            "channels_last+compile": {"channels_last": True, "compile": True}}
+            "channels_last+compile": {"channels_last": True, "compile": True},
+            "compile_graphs": GRAPHS, "channels_last+compile_graphs": {"channels_last": True, **GRAPHS}}
 
 
 def step_variants(config: Config, cfg: TrainConfig, device: torch.device, dtype: torch.dtype,
                   seconds: float, names: list[str]) -> dict[str, float | str]:
     """Return the step alone's samples/s with each of ``names`` (keys of ``VARIANTS``: NHWC
-    memory, torch.compile, both; its compiling is in the warm-up, not in the rate), or the error
-    that stopped a variant (torch.compile needs a compiler the machine may lack).
+    memory, torch.compile, compiled in ``reduce-overhead`` mode so that each step replays CUDA
+    graphs (``compile_graphs``; on a CPU the same as ``compile``), and NHWC with either; the
+    compiling and the graphs' capture are in the warm-up, not in the rate), or the error that
+    stopped a variant (torch.compile needs a compiler the machine may lack).
     Raises KeyError for an unknown variant."""
     rates: dict[str, float | str] = {}
     for name in names:

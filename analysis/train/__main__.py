@@ -15,7 +15,7 @@ import sys
 from analysis.nets import precision
 from analysis.nets.presets import PRESETS
 from analysis.train import ladder_set as ladders
-from analysis.train.loop import DDP_BACKENDS, TrainConfig, train
+from analysis.train.loop import COMPILE_MODES, DDP_BACKENDS, TrainConfig, train
 
 
 def parser() -> argparse.ArgumentParser:
@@ -65,6 +65,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--channels-last", action="store_true",
                    help="keep weights and activations in NHWC (measure it: python -m analysis.bench train)")
     p.add_argument("--compile", action="store_true", help="torch.compile the network (measure it first)")
+    p.add_argument("--compile-mode", choices=COMPILE_MODES,
+                   help="torch.compile the network in this mode (implies --compile, whose mode is default); "
+                        "reduce-overhead replays each step as CUDA graphs (measure it: python -m "
+                        "analysis.bench train --step-variants compile,compile_graphs)")
     p.add_argument("--ladder-set", action="store_true",
                    help="train on the ladder positions of --data (Tang & Kaneko's ladder set, 85%% of its "
                         "games) and validate on the other 15%%, instead of on --validation")
@@ -72,6 +76,14 @@ def parser() -> argparse.ArgumentParser:
                    help="with --ladder-set, the games of --data the ladder positions are found in")
     p.add_argument("--quiet", dest="progress", action="store_false")
     return p
+
+
+def config_of(args: dict) -> TrainConfig:
+    """Return the run's configuration from the parsed arguments ``args`` (a dict): a
+    ``--compile-mode`` compiles the network in that mode, ``--compile`` alone in the default one."""
+    mode = args["compile_mode"]
+    return TrainConfig(**{**args, "compile": args["compile"] or mode is not None,
+                          "compile_mode": mode or TrainConfig.compile_mode})
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -84,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
         precision.device_named(args["device"])
     except ValueError as exc:
         p.error(str(exc))
-    metrics = train(TrainConfig(**args))
+    metrics = train(config_of(args))
     print(json.dumps(metrics, indent=2))
     return 0
 

@@ -94,6 +94,7 @@ class TrainConfig:
     device: str = "auto"  # auto (CUDA when available), cpu, cuda or cuda:N
     channels_last: bool = False  # the weights and activations in NHWC (faster convolutions on some GPUs)
     compile: bool = False  # torch.compile the network (a minute of compiling first; measure it)
+    compile_mode: str = "default"  # with compile, the torch.compile mode (COMPILE_MODES; see trainer)
     ddp_backend: str = "auto"  # under torchrun: auto, nccl or gloo (see ddp_backend)
     workers: int = 1
     ladder_set: bool = False  # train and validate on the ladder set of ``data`` (Tang & Kaneko)
@@ -101,20 +102,46 @@ class TrainConfig:
     progress: bool = True
 
 
+COMPILE_MODES = ("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
+GRAPH_MODES = ("reduce-overhead", "max-autotune")  # the modes that capture CUDA graphs (on CUDA only)
+
+
+def captures_graphs(cfg: TrainConfig) -> bool:
+    """Whether ``cfg``'s network is compiled in a mode that replays its steps as CUDA graphs (where
+    it runs on CUDA; elsewhere torch.compile leaves the graphs out)."""
+    return cfg.compile and cfg.compile_mode in GRAPH_MODES
+
+
 def trainer(model: torch.nn.Module, cfg: TrainConfig, device: torch.device,
             distributed: bool) -> torch.nn.Module:
     """Return what the loop calls on a batch: ``model`` returning all its heads (:class:`AllHeads`),
-    under DistributedDataParallel when ``distributed``, compiled with ``cfg.compile``."""
+    under DistributedDataParallel when ``distributed``, compiled with ``cfg.compile`` in
+    ``cfg.compile_mode`` (``reduce-overhead``: the forward and backward passes captured as CUDA
+    graphs and replayed, one launch each instead of one per kernel; see :func:`train_step`).
+
+    Raises ValueError for a compile mode not in ``COMPILE_MODES``.
+    """
+    if cfg.compile_mode not in COMPILE_MODES:
+        raise ValueError(f"unknown compile mode {cfg.compile_mode!r}; use one of {', '.join(COMPILE_MODES)}")
     net: torch.nn.Module = AllHeads(model)
     if distributed:
         net = DistributedDataParallel(net, device_ids=[device.index] if device.type == "cuda" else None)
-    return torch.compile(net) if cfg.compile else net
+    return torch.compile(net, mode=cfg.compile_mode) if cfg.compile else net
 
 
 def train_step(net: torch.nn.Module, optimizer: torch.optim.Optimizer, batch: dict, cfg: TrainConfig,
                dtype: torch.dtype) -> dict:
     """Take one optimizer step on ``batch`` (the multi-task loss of ``net``, an :class:`AllHeads`,
-    in ``dtype``); return the loss's parts."""
+    in ``dtype``); return the loss's parts, which stay valid after later steps.
+
+    Where the steps are CUDA graphs (:func:`captures_graphs`), the step begins with
+    ``torch.compiler.cudagraph_mark_step_begin()``: the graphs' outputs of the step before may then
+    be overwritten.  The only graph outputs are the heads of ``net`` and the gradients: the parts
+    are computed from the heads outside the compiled network, into tensors of their own, and the
+    gradients of the step before are dropped unread (set to None before the backward pass).
+    """
+    if captures_graphs(cfg):
+        torch.compiler.cudagraph_mark_step_begin()
     loss, parts = losses(net, batch, cfg, dtype)
     optimizer.zero_grad(set_to_none=True)
     loss.backward()
@@ -456,7 +483,8 @@ def train(cfg: TrainConfig) -> dict:
     setup included, so that a burst on a borrowed GPU keeps to its budget) or a SIGTERM
     (:mod:`analysis.train.stopping`); return the last validation metrics.
 
-    Raises ValueError for a device or DDP backend this machine cannot give.
+    Raises ValueError for a device or DDP backend this machine cannot give, or an unknown
+    compile mode.
     """
     began = time.time()
     distributed = int(os.environ.get("WORLD_SIZE", "1")) > 1

@@ -150,8 +150,10 @@ def losses(
 ) -> tuple[torch.Tensor, dict]:
     """Return (total loss, parts) of a batch for ``model`` (an :class:`AllHeads`), computed in ``dtype``.
 
-    The parts are 0-d tensors on the model's device, detached: reading them waits for the device,
-    so the training loop reads them only now and then (:func:`parts_as_floats`).  Nothing here
+    The parts are 0-d tensors on the model's device, detached, each computed here into memory of
+    its own (never one of the model's outputs, which a compiled model replaying CUDA graphs
+    overwrites at its next step): reading them waits for the device, so the training loop keeps
+    them and reads them only now and then (:func:`parts_as_floats`).  Nothing here
     waits for the device, so a GPU runs ahead of the Python that feeds it.
 
     ``batch`` holds tensors by name as :meth:`analysis.train.batch.Batch.tensors` gives them, on
