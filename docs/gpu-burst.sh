@@ -14,6 +14,10 @@
 # VARIANTS times the step alone compiled, and compiled into CUDA graphs (compile_graphs:
 # --compile-mode reduce-overhead); each compiled variant of each preset compiles first, out of the
 # call's time. TRAIN_EXTRA="--compile-mode reduce-overhead" trains with the graphs.
+# PARTS picks what the call does (default "tests bench train"): with 15 minutes of device time a
+# session may rather make two calls back to back on the warm machine, PARTS="tests bench" first
+# (about 4 minutes) and PARTS=train with TRAIN_SECONDS set to what is left, so that a slow bench
+# never eats the training or keeps its state from coming back.
 set -u
 PY=${PY:-python3}
 PRESET=${PRESET:-golois-score-b10c128}
@@ -24,22 +28,30 @@ TRAIN_SECONDS=${TRAIN_SECONDS:-360}
 VARIANTS=${VARIANTS:---step-variants channels_last,compile,compile_graphs}
 RESUME=${RESUME:-}
 TRAIN_EXTRA=${TRAIN_EXTRA:-}
+PARTS=${PARTS:-tests bench train}
 OUT=${OUT:?the folder whose files come back}
 RUN=$(mktemp -d)
 
 $PY setup.py -q build_ext --inplace > /dev/null
 $PY -m pip install -q --no-index --no-deps packed/wheels/*.whl 2>&1 | grep -v WARNING
 { nvidia-smi --query-gpu=name,memory.total --format=csv,noheader; date -u; } > "$OUT/report.txt" 2>&1
-$PY -m pytest -q -p no:cacheprovider -m gpu tests/test_gpu.py >> "$OUT/report.txt" 2>&1
-# shellcheck disable=SC2086  # VARIANTS and TRAIN_EXTRA are lists of options
-$PY -m analysis.bench train --json --pipeline-only --presets "$PRESETS" --workers "$WORKERS" $VARIANTS \
-    >> "$OUT/report.txt" 2>&1
-start=(--preset "$PRESET")
-[ -n "$RESUME" ] && start=(--resume "$RESUME")
-# shellcheck disable=SC2086
-timeout -s TERM "$TRAIN_SECONDS" $PY -m analysis.train "${start[@]}" --data packed/train.pack.npz \
-    --teacher packed/train.pack.npz --validation packed/validation.pack.npz --validation-positions 5000 \
-    --batch-size "$BATCH" --workers "$WORKERS" --average-decay 0.9995 --consistency-weight 6 \
-    --value-weight 1 --run-dir "$RUN" --quiet $TRAIN_EXTRA > /dev/null 2>> "$OUT/report.txt"
-cp "$RUN"/log.csv "$RUN"/last.pt* "$OUT"/
-tail -n 3 "$RUN/log.csv"
+part() { case " $PARTS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
+if part tests; then
+  $PY -m pytest -q -p no:cacheprovider -m gpu tests/test_gpu.py >> "$OUT/report.txt" 2>&1
+fi
+if part bench; then
+  # shellcheck disable=SC2086  # VARIANTS and TRAIN_EXTRA are lists of options
+  $PY -m analysis.bench train --json --pipeline-only --presets "$PRESETS" --workers "$WORKERS" $VARIANTS \
+      >> "$OUT/report.txt" 2>&1
+fi
+if part train; then
+  start=(--preset "$PRESET")
+  [ -n "$RESUME" ] && start=(--resume "$RESUME")
+  # shellcheck disable=SC2086
+  timeout -s TERM "$TRAIN_SECONDS" $PY -m analysis.train "${start[@]}" --data packed/train.pack.npz \
+      --teacher packed/train.pack.npz --validation packed/validation.pack.npz --validation-positions 5000 \
+      --batch-size "$BATCH" --workers "$WORKERS" --average-decay 0.9995 --consistency-weight 6 \
+      --value-weight 1 --run-dir "$RUN" --quiet $TRAIN_EXTRA > /dev/null 2>> "$OUT/report.txt"
+  cp "$RUN"/log.csv "$RUN"/last.pt* "$OUT"/
+  tail -n 3 "$RUN/log.csv"
+fi
