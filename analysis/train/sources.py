@@ -14,6 +14,7 @@ is read up to the last one asked for).
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Iterable, Iterator
 
@@ -75,16 +76,17 @@ def training_games_at(paths: Paths, ordinals: Iterable[int]) -> dict[int, Traini
     return found
 
 
-def sources_signature(paths: Paths) -> list[list]:
-    """Return what tells the files of ``paths`` apart cheaply: each file's name (relative to the
-    path it is in) and size, in order.  A state that names games by ordinal is only good for
-    sources of the same signature.  Raises FileNotFoundError for a missing path."""
-    signature = []
+def sources_signature(paths: Paths) -> str:
+    """Return what tells the files of ``paths`` apart cheaply: the SHA-256 of each file's name
+    (relative to the path it is in) and size, in order.  A state that names games by ordinal is
+    only good for sources of the same signature.  Raises FileNotFoundError for a missing path."""
+    digest = hashlib.sha256()
     for name in existing_paths(paths):
         files = [name] if os.path.isfile(name) else sorted(
             os.path.join(folder, f) for folder, _, found in os.walk(name) for f in found)
-        signature.append([name, [[os.path.relpath(f, name), os.path.getsize(f)] for f in files]])
-    return signature
+        for path in files:
+            digest.update(f"{name}\0{os.path.relpath(path, name)}\0{os.path.getsize(path)}\n".encode())
+    return digest.hexdigest()
 
 
 class GameCursor:
