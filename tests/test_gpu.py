@@ -1,5 +1,5 @@
-"""The engine on CUDA: training (and its steps replayed as CUDA graphs), resume with an average, DDP,
-inference, symmetries and the search.
+"""The engine on CUDA: training (and its steps replayed as CUDA graphs), resume with an average and
+with its data stream, DDP, inference, symmetries and the search.
 
 Every test here is marked ``gpu`` and runs only where ``torch.cuda.is_available()``; elsewhere it
 is skipped (CI and most machines have no GPU).  ``pytest -m gpu`` runs them alone on a GPU machine.
@@ -28,6 +28,8 @@ from analysis.nets.golois import GoloisConfig, GoloisNet
 from analysis.nets.inference import Network
 from analysis.train.averaging import WeightAverage
 from analysis.train.loop import ddp_backend, train
+from tests.test_pack import month  # noqa: F401  (a month's zip of every kind of game)
+from tests.test_stream_resume import short_run as stream_run
 from tests.test_train import ROOT, games, short_run  # noqa: F401  (games: the fixture of a few games)
 from tests.test_train_compile import assert_same_losses, step_config, steps_read_and_kept
 
@@ -94,6 +96,18 @@ def test_torchrun_trains_on_cuda_with_the_backend_that_fits(tmp_path: Path, game
     done = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, env=env, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     assert checkpoint.load(tmp_path / "ddp" / "last.pt")["samples"] == 32
+
+
+def test_a_run_on_cuda_stopped_and_resumed_goes_on_with_its_stream_and_weights(
+        tmp_path: Path, month: Path, no_tf32: None) -> None:  # noqa: F811
+    options = {"workers": 2, "average_decay": 0.5, "consistency_weight": 1.0, "device": "cuda"}
+    train(stream_run(tmp_path, month, "whole", 80, **options))
+    train(stream_run(tmp_path, month, "half", 48, **options))
+    train(stream_run(tmp_path, month, "rest", 80, resume="half", **options))
+    whole, rest = (checkpoint.load(tmp_path / name / "last.pt") for name in ("whole", "rest"))
+    assert rest["stream"] == whole["stream"]  # the same batches, through pinned memory
+    for key, value in whole["model"].items():  # cuDNN's own sums may differ in their last bits
+        torch.testing.assert_close(rest["model"][key], value, atol=1e-5, rtol=1e-4, msg=key)
 
 
 @pytest.fixture

@@ -174,9 +174,9 @@ def test_a_run_stopped_and_resumed_trains_the_weights_of_a_run_never_stopped(
     train(short_run(tmp_path, month, "whole", 80, **options))
     train(short_run(tmp_path, month, "half", 48, **options))  # three batches: the second worker's next
     train(short_run(tmp_path, month, "rest", 80, resume="half", **options))
-    whole = checkpoint.load(tmp_path / "whole" / "last.pt")
-    assert_same_state(checkpoint.load(tmp_path / "rest" / "last.pt"), whole)
-    assert whole["stream"][0]["next"] == (5 % 2 if workers else 0)
+    whole, rest = (checkpoint.load(tmp_path / name / "last.pt") for name in ("whole", "rest"))
+    assert_same_state(rest, whole)
+    assert rest["stream"] == whole["stream"] and whole["stream"][0]["next"] == (5 % 2 if workers else 0)
 
 
 def test_a_run_with_teacher_labels_resumes_exactly(tmp_path: Path, taught: Path) -> None:
