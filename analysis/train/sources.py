@@ -14,6 +14,7 @@ is read up to the last one asked for).
 
 from __future__ import annotations
 
+import collections
 import hashlib
 import os
 from collections.abc import Iterable, Iterator
@@ -54,7 +55,7 @@ def training_games_at(paths: Paths, ordinals: Iterable[int]) -> dict[int, Traini
     Raises FileNotFoundError for a missing path, ValueError when an ordinal is past the last game
     (the sources are not those the ordinals were taken from).
     """
-    wanted = sorted(set(ordinals))
+    wanted = collections.deque(sorted(set(ordinals)))
     found: dict[int, TrainingGame] = {}
     offset = 0
     for name in existing_paths(paths):
@@ -63,13 +64,13 @@ def training_games_at(paths: Paths, ordinals: Iterable[int]) -> dict[int, Traini
         if is_packed(name):
             archive = PackedArchive.open(name)
             while wanted and wanted[0] < offset + len(archive):
-                ordinal = wanted.pop(0)
+                ordinal = wanted.popleft()
                 found[ordinal] = archive.game(ordinal - offset)
             offset += len(archive)
             continue
         for record in iter_games(name):
             if wanted and wanted[0] == offset:
-                found[wanted.pop(0)] = TrainingGame.from_record(record)
+                found[wanted.popleft()] = TrainingGame.from_record(record)
             offset += 1
     if wanted:
         raise ValueError(f"no game {wanted[0]} in {paths} (it has {offset}): not the sources of this state")
