@@ -69,7 +69,9 @@ def training_games_at(paths: Paths, ordinals: Iterable[int]) -> dict[int, Traini
             offset += len(archive)
             continue
         for record in iter_games(name):
-            if wanted and wanted[0] == offset:
+            if not wanted:
+                break
+            if wanted[0] == offset:
                 found[wanted.popleft()] = TrainingGame.from_record(record)
             offset += 1
     if wanted:
