@@ -11,6 +11,7 @@ import pytest
 from analysis.sgf import read_sgf
 from analysis.train import ladder_set
 from analysis.train.data import PositionSampler, fixed_positions
+from analysis.train.example_sampler import ExampleSampler
 from analysis.train.final_owner import final_ownership
 from analysis.train.games import TrainingGame, game_id
 from analysis.train.pack import main as pack_main
@@ -39,7 +40,11 @@ def month(tmp_path: Path) -> Path:
     return path
 
 
-def assert_same_batches(a: PositionSampler, b: PositionSampler, batches: int, size: int) -> None:
+Sampler = PositionSampler | TeacherSampler | ExampleSampler
+
+
+def assert_same_batches(a: Sampler, b: Sampler, batches: int, size: int) -> None:
+    """Assert that ``a`` and ``b`` give the same next ``batches`` batches of ``size``, array by array."""
     for _ in range(batches):
         x, y = a.batch(size), b.batch(size)
         for name in BATCH_ARRAYS:

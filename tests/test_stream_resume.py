@@ -23,7 +23,7 @@ from analysis.train.schedule import PlateauHalving
 from analysis.train.sources import GameCursor, training_games_at
 from analysis.train.stream import StreamPlace, StreamStart, stream_options, stream_start
 from analysis.train.teacher import TeacherSampler
-from tests.test_pack import BATCH_ARRAYS, month  # noqa: F401  (a month's zip of every kind of game)
+from tests.test_pack import assert_same_batches, month  # noqa: F401  (a month's zip of every kind of game)
 from tests.test_train import MOVES, game
 
 VARIANTS = [MOVES, MOVES[::-1], MOVES[1:] + MOVES[:1], MOVES[2:] + MOVES[:2]]
@@ -62,13 +62,6 @@ def through_checkpoint(state: dict) -> dict:
     torch.save(state, buffer)
     buffer.seek(0)
     return torch.load(buffer, weights_only=True)
-
-
-def assert_same_batches(a, b, batches: int, size: int) -> None:
-    for _ in range(batches):
-        x, y = a.batch(size), b.batch(size)
-        for name in BATCH_ARRAYS:
-            np.testing.assert_array_equal(getattr(x, name), getattr(y, name), err_msg=name)
 
 
 @pytest.mark.parametrize("packed", [False, True])
@@ -198,16 +191,17 @@ def test_a_stream_goes_on_only_with_the_options_processes_and_sources_it_was_sav
     place = StreamPlace(StreamStart(seed=40, workers=2), stream_options(cfg))
     place.took({"stream": {"worker": 0, "state": pickle.dumps({"general": "zero's"})}})
     saved = [place.saved()]
-    start, why = stream_start(cfg, saved, rank=0, world=1, samples=128)
+    start, why = stream_start(cfg, stream_options(cfg), saved, rank=0, world=1, samples=128)
     assert why is None and (start.seed, start.first, start.states) == (40, 1, [{"general": "zero's"}, None])
-    start, why = stream_start(replace(cfg, batch_size=64, workers=3), saved, rank=0, world=1, samples=128)
+    other = replace(cfg, batch_size=64, workers=3)
+    start, why = stream_start(other, stream_options(other), saved, rank=0, world=1, samples=128)
     assert why == "the run's data options changed (batch_size, workers)"
     assert (start.seed, start.workers, start.states) == (3 + 128, 3, [None] * 3)
-    _, why = stream_start(cfg, saved, rank=0, world=2, samples=128)
+    _, why = stream_start(cfg, stream_options(cfg), saved, rank=0, world=2, samples=128)
     assert why == "the state's stream was read by 1 processes, this run has 2"
-    _, why = stream_start(cfg, None, rank=0, world=1, samples=128)
+    _, why = stream_start(cfg, stream_options(cfg), None, rank=0, world=1, samples=128)
     assert why == "the resumed state has no stream to go on with"
-    assert stream_start(cfg, None, rank=0, world=1, samples=0)[1] is None
+    assert stream_start(cfg, stream_options(cfg), None, rank=0, world=1, samples=0)[1] is None
     (tmp_path / "b.sgf").write_text(game("W+R"))
-    _, why = stream_start(cfg, saved, rank=0, world=1, samples=128)
+    _, why = stream_start(cfg, stream_options(cfg), saved, rank=0, world=1, samples=128)
     assert why == "the run's data options changed (data)"

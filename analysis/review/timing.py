@@ -38,11 +38,6 @@ class PartTimes:
             if cpu:
                 self.seconds[name + CPU_SUFFIX] += time.process_time() - used
 
-    def merge(self, other: PartTimes) -> None:
-        """Add ``other``'s seconds to these."""
-        for name, seconds in other.seconds.items():
-            self.seconds[name] += seconds
-
     def as_json(self) -> dict[str, float]:
         """Return the seconds of each part, to the tenth of a millisecond."""
         return {name: round(seconds, 4) for name, seconds in self.seconds.items()}

@@ -505,10 +505,11 @@ def train(cfg: TrainConfig) -> dict:
     ladder = ladders.load_or_build(cfg.data, cfg.ladder_games) if cfg.ladder_set else None
     if ladder is not None and rank == 0:
         print(ladder.describe(), file=sys.stderr, flush=True)
-    start, afresh = stream_start(cfg, run.stream, rank, world, samples)
+    options = stream_options(cfg)
+    start, afresh = stream_start(cfg, options, run.stream, rank, world, samples)
     if afresh and rank == 0:
         print(f"the data stream starts afresh: {afresh}", file=sys.stderr, flush=True)
-    place = StreamPlace(start, stream_options(cfg))
+    place = StreamPlace(start, options)
     stream = TrainingStream(cfg, run.config, start, ladder=ladder.examples("train") if ladder else None)
     batches = iter(batch_loader(stream, device))
     first = next(batches)

@@ -157,11 +157,12 @@ class StreamPlace:
                 "next": (start.first + self.taken) % start.workers, "states": states}
 
 
-def stream_start(cfg: TrainConfig, saved: list[dict] | None, rank: int, world: int,
+def stream_start(cfg: TrainConfig, options: dict, saved: list[dict] | None, rank: int, world: int,
                  samples: int) -> tuple[StreamStart, str | None]:
     """Return where the stream of rank ``rank`` (of ``world``) of a run of ``cfg`` starts, and why it
     starts afresh in a resumed run (None when it goes on, or the run is new): from the run's
-    ``saved`` places (one per rank, :meth:`StreamPlace.saved`) when they fit ``cfg``, else from a
+    ``saved`` places (one per rank, :meth:`StreamPlace.saved`) when they were saved with the same
+    ``options`` (:func:`stream_options` of ``cfg``), else from a
     seed of ``cfg.seed``, the rank and the ``samples`` seen."""
     fresh = StreamStart.fresh(cfg.seed + 7919 * rank + samples, cfg.workers)
     if saved is None:
@@ -169,7 +170,7 @@ def stream_start(cfg: TrainConfig, saved: list[dict] | None, rank: int, world: i
     if len(saved) != world:
         return fresh, f"the state's stream was read by {len(saved)} processes, this run has {world}"
     place = saved[rank]
-    changed = sorted(k for k, v in stream_options(cfg).items() if place["options"].get(k) != v)
+    changed = sorted(k for k, v in options.items() if place["options"].get(k) != v)
     if changed:
         return fresh, f"the run's data options changed ({', '.join(changed)})"
     return StreamStart(place["seed"], place["workers"], place["next"], list(place["states"])), None
