@@ -7,8 +7,10 @@
 # validation.pack.npz), put the wheels the machine lacks in packed/wheels
 # (pip download --no-deps -d packed/wheels sgfmill pytest pluggy iniconfig packaging), and move the
 # weights the run does not need out of the tree (it travels capped at 64 MiB). Then, for example:
-#   run(command="PRESET=golois-score-b10c128 RESUME=weights/training/golois-score-b10c128.pt \
-#       bash docs/gpu-burst.sh", carry=["packed"], timeout_s=560)
+#   run(command="TRAIN_EXTRA='--init-from weights/policy.pt --lr 0.0005' bash docs/gpu-burst.sh",
+#       carry=["packed"], timeout_s=560)
+# (the first burst: the default widened to golois-score-b12c128, README), then
+#   run(command="RESUME=weights/training/golois-score-b12c128.pt bash docs/gpu-burst.sh", ...)
 # Tested on a CPU with a tiny net (PY=.venv/bin/python PRESETS=golois-b4c48 WORKERS=1
 # PRESET=golois-score-b6c64 BATCH=32 TRAIN_SECONDS=120 TRAIN_EXTRA="--max-samples 256").
 # VARIANTS times the step alone compiled, and compiled into CUDA graphs (compile_graphs:
@@ -20,7 +22,7 @@
 # never eats the training or keeps its state from coming back.
 set -u
 PY=${PY:-python3}
-PRESET=${PRESET:-golois-score-b10c128}
+PRESET=${PRESET:-golois-score-b12c128}
 PRESETS=${PRESETS:-golois-b10c128,$PRESET}
 WORKERS=${WORKERS:-14}
 BATCH=${BATCH:-256}

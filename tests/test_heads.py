@@ -15,10 +15,12 @@ import torch
 from analysis.features import FeatureContext, get_feature_set
 from analysis.go.coords import from_sgf
 from analysis.go.position import Position
+from analysis.nets import checkpoint
 from analysis.nets.inference import Network
 from analysis.nets.presets import build, get_preset
+from analysis.nets.registry import default_weights
 from analysis.sgf.results import result_margin
-from analysis.train.loop import TrainConfig
+from analysis.train.loop import TrainConfig, _started_from
 from analysis.train.losses import AllHeads, _head_losses, losses
 from analysis.train.teacher import TeacherSampler
 from analysis.train.warmstart import transplant
@@ -143,7 +145,7 @@ def test_a_widened_net_computes_what_the_narrow_one_did_and_its_new_weights_lear
                 module.bias.uniform_(-0.5, 0.5)
     new = build(get_preset("golois-score-b6c96"))
     report = transplant(new, old.state_dict())
-    assert report["fresh"] == [] and "trunk.5.conv.weight" in report["widened"]
+    assert report["fresh"] == report["dropped"] == [] and "trunk.5.conv.weight" in report["widened"]
     x = torch.rand(4, 40, 19, 19)
     for mode in (False, True):  # running statistics, then the batch's own
         old.train(mode), new.train(mode)
@@ -185,6 +187,35 @@ def test_a_deepened_net_computes_what_the_shallow_one_did_and_its_new_blocks_lea
     out = new.forward_all(x)
     (out["policy"][:, 0].logsumexp(1).sum() + out["value"].sum()).backward()
     assert all(new.trunk[i].conv.weight.grad.abs().sum() > 0 for i in range(6, 12))
+
+
+def test_the_shipped_default_widened_to_b12c128_computes_exactly_what_it_does() -> None:
+    shipped = checkpoint.load(default_weights(device="cpu"))
+    assert shipped["preset"] == "golois-score-b12c64"  # the preset b12c128 is made to grow from
+    old = build(get_preset(shipped["preset"]))
+    old.load_state_dict(shipped["model"])
+    new = build(get_preset("golois-score-b12c128"))
+    report = transplant(new, shipped["model"])
+    assert report["dropped"] == [] and report["fresh"] == [] and "trunk.11.conv.weight" in report["widened"]
+    torch.manual_seed(0)
+    x = torch.cat([torch.rand(6, 39, 19, 19).round(), torch.full((6, 1, 19, 19), 0.43)], dim=1)
+    for mode in (False, True):  # running statistics, then the batch's own
+        old.train(mode), new.train(mode)
+        with torch.no_grad():
+            before, after = old.forward_all(x), new.forward_all(x)
+        for head in before:
+            assert torch.allclose(after[head], before[head], atol=1e-4), (mode, head)
+
+
+def test_a_shallower_net_names_the_trained_blocks_it_leaves_behind() -> None:
+    old = build(get_preset("golois-score-b12c64"))
+    new = build(get_preset("golois-score-b10c128"))
+    report = transplant(new, old.state_dict())
+    assert {".".join(name.split(".")[:2]) for name in report["dropped"]} == {"trunk.10", "trunk.11"}
+    line = _started_from("policy.pt", report)
+    assert "left behind ['trunk.10', 'trunk.11']" in line and "does not start" in line
+    widened = build(get_preset("golois-score-b12c128"))
+    assert "left behind" not in _started_from("policy.pt", transplant(widened, old.state_dict()))
 
 
 def test_jittered_komi_stays_where_the_komi_plane_reads_it_and_spreads_evenly(labelled: Path) -> None:

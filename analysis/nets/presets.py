@@ -48,6 +48,9 @@ PRESETS: dict[str, Config] = {
     # reference point for the step's speed; its 186 MiB state is more than one call of a lent GPU
     # machine can bring back, 8 files of 16 MiB)
     "golois-score-b10c128": _golois_score(10, 128, exact_komi=True),
+    # the default (b12c64) widened to 128 channels: --init-from weights/policy.pt starts it computing
+    # exactly what the default does (every block kept), where b10c128 would leave two blocks behind
+    "golois-score-b12c128": _golois_score(12, 128, exact_komi=True),
     "golois-score-b20c256": _golois_score(20, 256, exact_komi=True),
     "backpred-b4c48": GoloisConfig(
         get_feature_set("backpred").num_planes, 4, 48, "backpred", target="previous"

@@ -298,15 +298,25 @@ def _start(cfg: TrainConfig, device: torch.device) -> _Run:
         run.stream, run.steps = state.get("stream"), state.get("pending_steps")
     elif cfg.init_from:
         report = transplant(model, checkpoint.load(cfg.init_from)["model"])
-        print(f"started from {cfg.init_from}: {len(report['copied'])} tensors copied, widened "
-              f"{report['widened']}, deepened {report['deepened']}, "
-              f"new {sorted({n.split('.')[0] for n in report['fresh']})}",
-              file=sys.stderr, flush=True)
+        print(_started_from(cfg.init_from, report), file=sys.stderr, flush=True)
     if cfg.average_decay and _rank() == 0:  # the process that validates and saves keeps it
         run.average = WeightAverage(model, cfg.average_decay)
         if state and "average" in state:
             run.average.load_state_dict(state["average"])
     return run
+
+
+def _started_from(path: str, report: dict[str, list[str]]) -> str:
+    """The line that says what :func:`transplant` made of ``path``'s weights: the counts, the new
+    parts, and the trained parts left behind (then the new net does not start where ``path`` was)."""
+    def parts(names: list[str]) -> list[str]:  # trunk.10.conv.weight -> trunk.10, score.1.bias -> score
+        return sorted({".".join(n.split(".")[:2]) if n.startswith("trunk.") else n.split(".")[0] for n in names})
+    line = (f"started from {path}: {len(report['copied'])} tensors copied, {len(report['widened'])} "
+            f"widened, deepened {report['deepened']}, new {parts(report['fresh'])}")
+    if report["dropped"]:
+        line += (f"; left behind {parts(report['dropped'])}: this net does not start by computing "
+                 "what that one did")
+    return line
 
 
 def _mean_known(values: list[float]) -> float:

@@ -42,8 +42,10 @@ def transplant(model: nn.Module, state: dict[str, torch.Tensor]) -> dict[str, li
     """Copy the fitting tensors of ``state`` (a state dict) into ``model``; return the names
     ``copied``, ``widened`` (grown in channels, trained values kept, see the module docstring),
     ``deepened`` (the new trunk blocks started as the identity by :func:`deepen`; the last trained
-    block's batch-norm bias, listed as copied, then carries their shift) and ``fresh`` (the other
-    tensors, left as initialised).
+    block's batch-norm bias, listed as copied, then carries their shift), ``fresh`` (the other
+    tensors, left as initialised) and ``dropped`` (the tensors of ``state`` that ``model`` took
+    nothing of: blocks it does not have, or shapes it cannot grow from; where any is, ``model``
+    does not compute what the trained net did).
     """
     report: dict[str, list[str]] = {"copied": [], "widened": [], "fresh": []}
     own = model.state_dict()
@@ -61,6 +63,8 @@ def transplant(model: nn.Module, state: dict[str, torch.Tensor]) -> dict[str, li
     report["deepened"] = deepen(model, report["fresh"])
     started = tuple(f"{block}." for block in report["deepened"])
     report["fresh"] = [name for name in report["fresh"] if not name.startswith(started)]
+    taken = set(report["copied"]) | set(report["widened"])
+    report["dropped"] = [name for name in state if name not in taken]
     return report
 
 
