@@ -27,6 +27,10 @@ PRESETS=${PRESETS:-golois-b10c128,$PRESET}
 WORKERS=${WORKERS:-14}
 BATCH=${BATCH:-256}
 TRAIN_SECONDS=${TRAIN_SECONDS:-360}
+# a validation (the batch norms recomputed and 5,000 positions, for the net and its average) every
+# million samples: about every minute at the GPU's rate, where the default 200,000 would come
+# every 10 s or so and take a share of a short burst
+VALIDATE_EVERY=${VALIDATE_EVERY:-1000000}
 VARIANTS=${VARIANTS:---step-variants channels_last,compile,compile_graphs}
 RESUME=${RESUME:-}
 TRAIN_EXTRA=${TRAIN_EXTRA:-}
@@ -52,7 +56,7 @@ if part train; then
   # shellcheck disable=SC2086
   timeout -s TERM "$TRAIN_SECONDS" $PY -m analysis.train "${start[@]}" --data packed/train.pack.npz \
       --teacher packed/train.pack.npz --validation packed/validation.pack.npz --validation-positions 5000 \
-      --batch-size "$BATCH" --workers "$WORKERS" --average-decay 0.9995 --consistency-weight 6 \
+      --validate-every "$VALIDATE_EVERY" --batch-size "$BATCH" --workers "$WORKERS" --average-decay 0.9995 --consistency-weight 6 \
       --value-weight 1 --run-dir "$RUN" --quiet $TRAIN_EXTRA > /dev/null 2>> "$OUT/report.txt"
   cp "$RUN"/log.csv "$RUN"/last.pt* "$OUT"/
   tail -n 3 "$RUN/log.csv"
