@@ -306,15 +306,19 @@ def _start(cfg: TrainConfig, device: torch.device) -> _Run:
     return run
 
 
+def _parts(names: list[str]) -> list[str]:
+    """The network parts ``names`` (tensor names) belong to: trunk.10.conv.weight is trunk.10,
+    score.1.bias is score."""
+    return sorted({".".join(n.split(".")[:2]) if n.startswith("trunk.") else n.split(".")[0] for n in names})
+
+
 def _started_from(path: str, report: dict[str, list[str]]) -> str:
     """The line that says what :func:`transplant` made of ``path``'s weights: the counts, the new
     parts, and the trained parts left behind (then the new net does not start where ``path`` was)."""
-    def parts(names: list[str]) -> list[str]:  # trunk.10.conv.weight -> trunk.10, score.1.bias -> score
-        return sorted({".".join(n.split(".")[:2]) if n.startswith("trunk.") else n.split(".")[0] for n in names})
     line = (f"started from {path}: {len(report['copied'])} tensors copied, {len(report['widened'])} "
-            f"widened, deepened {report['deepened']}, new {parts(report['fresh'])}")
+            f"widened, deepened {report['deepened']}, new {_parts(report['fresh'])}")
     if report["dropped"]:
-        line += (f"; left behind {parts(report['dropped'])}: this net does not start by computing "
+        line += (f"; left behind {_parts(report['dropped'])}: this net does not start by computing "
                  "what that one did")
     return line
 
