@@ -20,10 +20,10 @@ from analysis.nets.inference import Network
 from analysis.nets.presets import build, get_preset
 from analysis.nets.registry import default_weights
 from analysis.sgf.results import result_margin
-from analysis.train.loop import TrainConfig, _started_from
+from analysis.train.loop import TrainConfig
 from analysis.train.losses import AllHeads, _head_losses, losses
 from analysis.train.teacher import TeacherSampler
-from analysis.train.warmstart import transplant
+from analysis.train.warmstart import describe_start, transplant
 
 MOVES = ["pd", "dp", "pq", "dd", "qk", "nc"]
 
@@ -212,10 +212,10 @@ def test_a_shallower_net_names_the_trained_blocks_it_leaves_behind() -> None:
     new = build(get_preset("golois-score-b10c128"))
     report = transplant(new, old.state_dict())
     assert {".".join(name.split(".")[:2]) for name in report["dropped"]} == {"trunk.10", "trunk.11"}
-    line = _started_from("policy.pt", report)
+    line = describe_start("policy.pt", report)
     assert "left behind ['trunk.10', 'trunk.11']" in line and "does not start" in line
     widened = build(get_preset("golois-score-b12c128"))
-    assert "left behind" not in _started_from("policy.pt", transplant(widened, old.state_dict()))
+    assert "left behind" not in describe_start("policy.pt", transplant(widened, old.state_dict()))
 
 
 def test_jittered_komi_stays_where_the_komi_plane_reads_it_and_spreads_evenly(labelled: Path) -> None:

@@ -49,7 +49,7 @@ from analysis.train.precise_bn import Calibration
 from analysis.train.schedule import PlateauHalving
 from analysis.train.stopping import stop_on_sigterm
 from analysis.train.stream import StreamPlace, TrainingStream, batch_loader, stream_options, stream_start
-from analysis.train.warmstart import transplant
+from analysis.train.warmstart import describe_start, transplant
 
 LOG_FIELDS = ["samples", "wall_seconds", "samples_per_s", "lr", "train_policy", "train_acc", "train_future",
               "train_value", "val_top1", "val_top5", "val_policy_loss", "val_value_log_loss",
@@ -298,29 +298,12 @@ def _start(cfg: TrainConfig, device: torch.device) -> _Run:
         run.stream, run.steps = state.get("stream"), state.get("pending_steps")
     elif cfg.init_from:
         report = transplant(model, checkpoint.load(cfg.init_from)["model"])
-        print(_started_from(cfg.init_from, report), file=sys.stderr, flush=True)
+        print(describe_start(cfg.init_from, report), file=sys.stderr, flush=True)
     if cfg.average_decay and _rank() == 0:  # the process that validates and saves keeps it
         run.average = WeightAverage(model, cfg.average_decay)
         if state and "average" in state:
             run.average.load_state_dict(state["average"])
     return run
-
-
-def _parts(names: list[str]) -> list[str]:
-    """The network parts ``names`` (tensor names) belong to: trunk.10.conv.weight is trunk.10,
-    score.1.bias is score."""
-    return sorted({".".join(n.split(".")[:2]) if n.startswith("trunk.") else n.split(".")[0] for n in names})
-
-
-def _started_from(path: str, report: dict[str, list[str]]) -> str:
-    """The line that says what :func:`transplant` made of ``path``'s weights: the counts, the new
-    parts, and the trained parts left behind (then the new net does not start where ``path`` was)."""
-    line = (f"started from {path}: {len(report['copied'])} tensors copied, {len(report['widened'])} "
-            f"widened, deepened {report['deepened']}, new {_parts(report['fresh'])}")
-    if report["dropped"]:
-        line += (f"; left behind {_parts(report['dropped'])}: this net does not start by computing "
-                 "what that one did")
-    return line
 
 
 def _mean_known(values: list[float]) -> float:

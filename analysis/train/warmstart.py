@@ -120,3 +120,21 @@ def _widen(old: torch.Tensor, new: torch.Tensor) -> None:
         return
     new[:outputs].zero_()
     new[:outputs, : old.shape[1]] = old
+
+
+def describe_start(path: str, report: dict[str, list[str]]) -> str:
+    """Return the line that says what :func:`transplant` made of ``path``'s weights (its
+    ``report``): the counts, the new parts, and the trained parts left behind, with a warning that
+    the new net then does not start where ``path`` was."""
+    line = (f"started from {path}: {len(report['copied'])} tensors copied, {len(report['widened'])} "
+            f"widened, deepened {report['deepened']}, new {_part_names(report['fresh'])}")
+    if report["dropped"]:
+        line += (f"; left behind {_part_names(report['dropped'])}: this net does not start by computing "
+                 "what that one did")
+    return line
+
+
+def _part_names(names: list[str]) -> list[str]:
+    """The network parts the tensors ``names`` belong to: trunk.10.conv.weight is trunk.10,
+    score.1.bias is score."""
+    return sorted({".".join(n.split(".")[:2]) if n.startswith("trunk.") else n.split(".")[0] for n in names})
