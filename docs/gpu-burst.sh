@@ -20,6 +20,14 @@
 # --compile-mode reduce-overhead); each compiled variant of each preset compiles first, in the
 # call's time, so the plain compiled step (compile) is left to a call with time to spare.
 # TRAIN_EXTRA="--compile-mode reduce-overhead" trains with the graphs.
+# RECIPE is PRESET's own training options. Its default is the recipe the default net trained with
+# on the CPU (weights/MODEL_CARD.md, "How to continue"): the teacher's labels, the game results as
+# value targets on one position in 16 (on every position the value head learns the games by heart),
+# each counted game's final board shown 8 times, the pairs' loss at weight 6, the moving average.
+# darkforest at the paper's depth, from the shipped net (keep weights/darkforest.pt in the tree):
+#   PRESET=darkforest-b11c192 PRESETS=darkforest-b11c192 RECIPE="--value-rate 0.0625"
+#   TRAIN_EXTRA="--init-from weights/darkforest.pt --lr 0.0002 --warmup-samples 100000" bash docs/gpu-burst.sh
+# (README: a deepened start needs the warmup)
 # PARTS picks what the call does (default "tests bench train"): with 15 minutes of device time a
 # session may rather make two calls back to back on the warm machine, PARTS="tests bench" first
 # (about 4 minutes) and PARTS=train with TRAIN_SECONDS set to what is left, so that a slow bench
@@ -36,6 +44,7 @@ TRAIN_SECONDS=${TRAIN_SECONDS:-360}
 # every 10 s or so and take a share of a short burst
 VALIDATE_EVERY=${VALIDATE_EVERY:-1000000}
 VARIANTS=${VARIANTS:---step-variants channels_last,compile_graphs}
+RECIPE=${RECIPE:---teacher packed/train.pack.npz --value-rate 0.0625 --final-shows 8 --average-decay 0.9995 --consistency-weight 6 --value-weight 1}
 RESUME=${RESUME:-}
 TRAIN_EXTRA=${TRAIN_EXTRA:-}
 PARTS=${PARTS:-tests bench train}
@@ -50,7 +59,7 @@ if part tests; then
   $PY -m pytest -q -p no:cacheprovider -m gpu tests/test_gpu.py >> "$OUT/report.txt" 2>&1
 fi
 if part bench; then
-  # shellcheck disable=SC2086  # VARIANTS and TRAIN_EXTRA are lists of options
+  # shellcheck disable=SC2086  # VARIANTS, RECIPE and TRAIN_EXTRA are lists of options
   $PY -m analysis.bench train --json --pipeline-only --presets "$PRESETS" --workers "$WORKERS" $VARIANTS \
       >> "$OUT/report.txt" 2>&1
 fi
@@ -59,9 +68,9 @@ if part train; then
   [ -n "$RESUME" ] && start=(--resume "$RESUME")
   # shellcheck disable=SC2086
   timeout -s TERM "$TRAIN_SECONDS" $PY -m analysis.train "${start[@]}" --data packed/train.pack.npz \
-      --teacher packed/train.pack.npz --validation packed/validation.pack.npz --validation-positions 5000 \
-      --validate-every "$VALIDATE_EVERY" --batch-size "$BATCH" --workers "$WORKERS" --average-decay 0.9995 --consistency-weight 6 \
-      --value-weight 1 --run-dir "$RUN" --quiet $TRAIN_EXTRA > /dev/null 2>> "$OUT/report.txt"
+      --validation packed/validation.pack.npz --validation-positions 5000 --validate-every "$VALIDATE_EVERY" \
+      --batch-size "$BATCH" --workers "$WORKERS" --run-dir "$RUN" --quiet $RECIPE $TRAIN_EXTRA \
+      > /dev/null 2>> "$OUT/report.txt"
   cp "$RUN"/log.csv "$RUN"/last.pt* "$OUT"/
   tail -n 3 "$RUN/log.csv"
 fi

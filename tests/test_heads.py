@@ -19,6 +19,7 @@ from analysis.nets import checkpoint
 from analysis.nets.inference import Network
 from analysis.nets.presets import build, get_preset
 from analysis.nets.registry import default_weights
+from analysis.nets.zoo import WEIGHTS_DIR
 from analysis.sgf.results import result_margin
 from analysis.train.loop import TrainConfig
 from analysis.train.losses import AllHeads, _head_losses, losses
@@ -205,6 +206,25 @@ def test_the_shipped_default_widened_to_b12c128_computes_exactly_what_it_does() 
             before, after = old.forward_all(x), new.forward_all(x)
         for head in before:
             assert torch.allclose(after[head], before[head], atol=1e-4), (mode, head)
+
+
+def test_the_shipped_darkforest_widened_and_deepened_to_the_papers_depth_computes_what_it_does() -> None:
+    shipped = checkpoint.load(WEIGHTS_DIR / "darkforest.pt")
+    assert shipped["preset"] == "darkforest-b6c64"  # the preset darkforest-b11c192 is made to grow from
+    old = build(get_preset(shipped["preset"]))
+    old.load_state_dict(shipped["model"])
+    new = build(get_preset("darkforest-b11c192"))
+    report = transplant(new, shipped["model"])
+    assert report["dropped"] == [] and report["fresh"] == [] and "trunk.5.conv.weight" in report["widened"]
+    assert report["deepened"] == [f"trunk.{i}" for i in range(6, 11)]
+    torch.manual_seed(0)
+    x = torch.rand(6, get_feature_set("darkforest").num_planes, 19, 19).round()
+    for mode in (False, True):  # running statistics, then the batch's own
+        old.train(mode), new.train(mode)
+        with torch.no_grad():
+            before, after = old.forward_all(x), new.forward_all(x)
+        for head in before:  # all three moves' logits (up to about 27) and the value
+            assert torch.allclose(after[head], before[head], atol=1e-3), (mode, head)
 
 
 def test_a_shallower_net_names_the_trained_blocks_it_leaves_behind() -> None:

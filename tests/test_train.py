@@ -30,7 +30,7 @@ from analysis.train.evaluate import evaluate
 from analysis.train.loop import TrainConfig, planes, train, training_dtype
 from analysis.train.losses import losses
 from analysis.train.precise_bn import SILENT, VAR_FLOOR, Calibration
-from analysis.train.schedule import PlateauHalving
+from analysis.train.schedule import PlateauHalving, warmup_factor
 from analysis.train.ship_average import main as ship_average_main
 from analysis.train.ship_average import ship_average
 
@@ -253,6 +253,22 @@ def test_plateau_halving_halves_only_on_a_plateau() -> None:
     for _ in range(20):
         again.observe(1.0, 10)
     assert again.rate < 0.01
+
+
+def test_a_warmup_ramps_the_rate_over_a_runs_first_samples_and_a_resumed_run_goes_on_with_it(
+        tmp_path: Path, games: Path) -> None:
+    assert [warmup_factor(n, 64) for n in (16, 32, 64, 128)] == [0.25, 0.5, 1.0, 1.0]
+    assert warmup_factor(16, 0) == 1.0
+    first = replace(short_run(tmp_path, games, "first", None, 32), warmup_samples=64)
+    train(first)
+    state = checkpoint.load(tmp_path / "first" / "last.pt")
+    # the rate of the step that brought the count to 32 of the 64
+    assert state["optimizer"]["param_groups"][0]["lr"] == pytest.approx(first.lr * 0.5)
+    on = short_run(tmp_path, games, "on", str(tmp_path / "first" / "last.pt"), 48)
+    train(replace(on, warmup_samples=64))
+    resumed = checkpoint.load(tmp_path / "on" / "last.pt")
+    assert resumed["optimizer"]["param_groups"][0]["lr"] == pytest.approx(first.lr * 0.75)
+    assert resumed["schedule"]["rate"] == first.lr  # the plateau schedule's own rate is untouched
 
 
 def short_run(tmp_path: Path, games: Path, name: str, resume: str | None, samples: int) -> TrainConfig:

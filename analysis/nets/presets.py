@@ -58,6 +58,14 @@ PRESETS: dict[str, Config] = {
     "darkforest-b6c64": GoloisConfig(
         get_feature_set("darkforest").num_planes, 6, 64, "darkforest", future_moves=3, value_head=True
     ),
+    # darkforest at the paper's depth (Tian & Zhu: 12 layers, of 384 filters): the input layer and 11
+    # blocks of 192 filters, half the paper's width so that a training state comes back from one call
+    # of a lent GPU machine (3.8M parameters, a 46 MiB state with AdamW in 3 parts);
+    # --init-from weights/darkforest.pt starts it computing what the shipped b6c64 does (widened and
+    # deepened, analysis/train/warmstart.py)
+    "darkforest-b11c192": GoloisConfig(
+        get_feature_set("darkforest").num_planes, 11, 192, "darkforest", future_moves=3, value_head=True
+    ),
     "barratt-b6c64": BarrattConfig(get_feature_set("barratt").num_planes, 6, 64, value_head=True),
     # Tang & Kaneko's back-prediction nets: their CNN on one plane and on three, their capsule net,
     # and the CNN given the board one move earlier too (their k-previous-states input, k = 1)

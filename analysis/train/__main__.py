@@ -31,6 +31,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--lr", type=float, default=0.002)
     p.add_argument("--restart-lr", type=float, default=0.0,
                    help="with --resume, set the learning rate to this and restart the plateau schedule")
+    p.add_argument("--warmup-samples", type=int, default=0,
+                   help="ramp the learning rate up linearly over the run's first this many samples "
+                        "(for a warm start with --init-from, whose new weights AdamW's first steps "
+                        "would otherwise move by the full rate)")
     p.add_argument("--value-weight", type=float, default=TrainConfig.value_weight,
                    help="weight of the value head's loss (the policy's is 1)")
     p.add_argument("--value-rate", type=float, default=1.0,

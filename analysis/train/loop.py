@@ -46,7 +46,7 @@ from analysis.train.data import Example, fixed_positions
 from analysis.train.losses import AllHeads, losses, parts_as_floats
 from analysis.train.metrics import Metrics
 from analysis.train.precise_bn import Calibration
-from analysis.train.schedule import PlateauHalving
+from analysis.train.schedule import PlateauHalving, warmup_factor
 from analysis.train.stopping import stop_on_sigterm
 from analysis.train.stream import StreamPlace, TrainingStream, batch_loader, stream_options, stream_start
 from analysis.train.warmstart import describe_start, transplant
@@ -75,6 +75,7 @@ class TrainConfig:
     consistency_weight: float = 0.0  # > 0: game samples come in pairs whose values must agree
     consistency_centered: bool = False  # the pairs' mean gap (the mover's edge) is not penalised
     restart_lr: float = 0.0
+    warmup_samples: int = 0  # the rate ramps up linearly over a run's first samples (schedule.warmup_factor)
     average_decay: float = 0.0  # > 0: keep a moving average of the weights (average.pt)
     future_weight: float = 1.0  # darkforest sums the losses of its next-k-move heads
     max_samples: int = 0
@@ -553,7 +554,8 @@ def train(cfg: TrainConfig) -> dict:
         batch = first
         while True:
             for group in optimizer.param_groups:
-                group["lr"] = schedule.rate
+                group["lr"] = schedule.rate * warmup_factor(samples + len(batch["moves"]) * world,
+                                                            cfg.warmup_samples)
             parts = train_step(net, optimizer, batch, cfg, dtype)
             if average is not None:
                 average.update(model)

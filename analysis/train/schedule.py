@@ -70,3 +70,17 @@ class PlateauHalving:
     def from_state(cls, state: dict) -> PlateauHalving:
         """Return a schedule restored from ``state_dict()``."""
         return cls(**state)
+
+
+def warmup_factor(samples: int, warmup_samples: int) -> float:
+    """Return the share of the rate for the step that brings a run's count to ``samples``: it
+    ramps linearly over the first ``warmup_samples`` samples, from a batch's share of them at the
+    first step to 1 (1 throughout when ``warmup_samples`` is 0).  It depends on the count alone,
+    so a resumed run goes on with it exactly.
+
+    A warm start's new weights need it: AdamW moves every weight by about the rate at its first
+    steps, whatever its gradient, and a network deepened from a trained one (weights at zero
+    reading inputs whose means are far from zero) loses its start in one such step
+    (weights/MODEL_CARD.md, "How to continue").
+    """
+    return 1.0 if warmup_samples <= 0 else min(1.0, samples / warmup_samples)
