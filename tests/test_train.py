@@ -264,8 +264,7 @@ def test_a_warmup_ramps_the_rate_over_a_runs_first_samples_and_a_resumed_run_goe
     state = checkpoint.load(tmp_path / "first" / "last.pt")
     # the rate of the step that brought the count to 32 of the 64
     assert state["optimizer"]["param_groups"][0]["lr"] == pytest.approx(first.lr * 0.5)
-    on = short_run(tmp_path, games, "on", str(tmp_path / "first" / "last.pt"), 48)
-    train(replace(on, warmup_samples=64))
+    train(short_run(tmp_path, games, "on", str(tmp_path / "first" / "last.pt"), 48))  # its state keeps it
     resumed = checkpoint.load(tmp_path / "on" / "last.pt")
     assert resumed["optimizer"]["param_groups"][0]["lr"] == pytest.approx(first.lr * 0.75)
     assert resumed["schedule"]["rate"] == first.lr  # the plateau schedule's own rate is untouched

@@ -34,7 +34,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--warmup-samples", type=int, default=0,
                    help="ramp the learning rate up linearly over the run's first this many samples "
                         "(for a warm start with --init-from, whose new weights AdamW's first steps "
-                        "would otherwise move by the full rate)")
+                        "would otherwise move by the full rate); a resumed run keeps its own")
     p.add_argument("--value-weight", type=float, default=TrainConfig.value_weight,
                    help="weight of the value head's loss (the policy's is 1)")
     p.add_argument("--value-rate", type=float, default=1.0,

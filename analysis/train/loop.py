@@ -46,7 +46,7 @@ from analysis.train.data import Example, fixed_positions
 from analysis.train.losses import AllHeads, losses, parts_as_floats
 from analysis.train.metrics import Metrics
 from analysis.train.precise_bn import Calibration
-from analysis.train.schedule import PlateauHalving, warmup_factor
+from analysis.train.schedule import PlateauHalving
 from analysis.train.stopping import stop_on_sigterm
 from analysis.train.stream import StreamPlace, TrainingStream, batch_loader, stream_options, stream_start
 from analysis.train.warmstart import describe_start, transplant
@@ -75,7 +75,7 @@ class TrainConfig:
     consistency_weight: float = 0.0  # > 0: game samples come in pairs whose values must agree
     consistency_centered: bool = False  # the pairs' mean gap (the mover's edge) is not penalised
     restart_lr: float = 0.0
-    warmup_samples: int = 0  # the rate ramps up linearly over a run's first samples (schedule.warmup_factor)
+    warmup_samples: int = 0  # the rate ramps up linearly over a run's first samples (kept by its schedule)
     average_decay: float = 0.0  # > 0: keep a moving average of the weights (average.pt)
     future_weight: float = 1.0  # darkforest sums the losses of its next-k-move heads
     max_samples: int = 0
@@ -234,6 +234,8 @@ def restore(
         torch.set_rng_state(state["rng"]["torch"])
     if cfg.restart_lr:
         schedule.restart(cfg.restart_lr)
+    if cfg.warmup_samples:
+        schedule.warmup_samples = cfg.warmup_samples
     return schedule, state.get("samples", 0), state.get("wall_seconds", 0.0)
 
 
@@ -291,7 +293,8 @@ def _start(cfg: TrainConfig, device: torch.device) -> _Run:
     if cfg.optimizer == "sgd":
         opt_args["momentum"] = 0.9
     optimizer = opt_cls(model.parameters(), **opt_args)
-    run = _Run(model, config, preset, optimizer, PlateauHalving(rate=cfg.lr))
+    schedule = PlateauHalving(rate=cfg.lr, warmup_samples=cfg.warmup_samples)
+    run = _Run(model, config, preset, optimizer, schedule)
     if state:
         run.schedule, run.samples, run.wall = restore(state, model, optimizer, cfg)
         run.metrics = state.get("metrics", {})
@@ -371,7 +374,7 @@ class _Steps:
         """Pass the recorded steps' parts, as floats, to the schedule and the progress report."""
         for floats, count, seen in self._read():
             self.schedule.observe(floats["policy"], count)
-            self.progress.add(floats, seen, self.schedule.rate, self.wall())
+            self.progress.add(floats, seen, self.schedule.rate_at(seen), self.wall())
         self.read, self.samples = [], 0
 
     def state(self) -> list[tuple[dict, int, int]]:
@@ -547,15 +550,14 @@ def train(cfg: TrainConfig) -> dict:
                             wall_seconds=round(wall()), average_decay=average.decay)
 
     def validate() -> dict:
-        return validation.run(model, dtype, samples, wall(), schedule.rate, average)
+        return validation.run(model, dtype, samples, wall(), schedule.rate_at(samples), average)
 
     net.train()
     with stop_on_sigterm() as stop:
         batch = first
         while True:
             for group in optimizer.param_groups:
-                group["lr"] = schedule.rate * warmup_factor(samples + len(batch["moves"]) * world,
-                                                            cfg.warmup_samples)
+                group["lr"] = schedule.rate_at(samples + len(batch["moves"]) * world)
             parts = train_step(net, optimizer, batch, cfg, dtype)
             if average is not None:
                 average.update(model)

@@ -23,6 +23,7 @@ class PlateauHalving:
     threshold: float = 0.0005
     patience: int = 120
     min_rate: float = 1e-5
+    warmup_samples: int = 0  # the rate ramps up over a run's first samples (warmup_factor)
     step: int = 0
     last_decrease: int = 0
     pending_samples: int = 0
@@ -56,6 +57,11 @@ class PlateauHalving:
             return True
         return False
 
+    def rate_at(self, samples: int) -> float:
+        """Return the rate of the step that brings the run's count to ``samples``: ``rate``, less
+        during the warmup."""
+        return self.rate * warmup_factor(samples, self.warmup_samples)
+
     def restart(self, rate: float) -> None:
         """Set the rate by hand (a manual step, on resume); the next halving waits ``patience`` steps."""
         self.rate = rate
@@ -81,6 +87,6 @@ def warmup_factor(samples: int, warmup_samples: int) -> float:
     A warm start's new weights need it: AdamW moves every weight by about the rate at its first
     steps, whatever its gradient, and a network deepened from a trained one (weights at zero
     reading inputs whose means are far from zero) loses its start in one such step
-    (weights/MODEL_CARD.md, "How to continue").
+    (README, "Training on a GPU").
     """
     return 1.0 if warmup_samples <= 0 else min(1.0, samples / warmup_samples)
