@@ -1,24 +1,26 @@
 #!/usr/bin/env bash
 # One call on a lent GPU machine (README, "Training on a GPU"): build the board core, install the
-# carried wheels, run the GPU tests, measure the pipeline, then train for TRAIN_SECONDS and copy
-# the state back under $OUT (at most 8 files of 16 MiB: report.txt, log.csv and last.pt's files).
+# carried wheels, run the GPU tests, measure the pipeline, then train until DEADLINE and copy
+# the state back under $OUT (at most 8 files of 16 MiB: report.txt, bench.json, log.csv and
+# last.pt's files).
 #
 # Before the call, on this machine: pack the data into packed/ (train.pack.npz with the teacher,
 # validation.pack.npz), put the wheels the machine lacks in packed/wheels
-# (pip download --no-deps -d packed/wheels sgfmill pytest pluggy iniconfig packaging), and move the
+# (pip download --no-deps -d packed/wheels sgfmill: the machine has pytest), and move the
 # weights the run does not need out of the tree (it travels capped at 64 MiB). Then, for example:
 #   run(command="TRAIN_EXTRA='--init-from weights/policy.pt --lr 0.0005' bash docs/gpu-burst.sh",
-#       carry=["packed"], timeout_s=560)
+#       carry=["packed"], timeout_s=570)
 # (the first burst: the default widened to golois-score-b12c128, README), then
 #   run(command="RESUME=weights/training/golois-score-b12c128.pt bash docs/gpu-burst.sh", ...)
 # Tested on a CPU with a tiny net (PY=.venv/bin/python PRESETS=golois-b4c48 WORKERS=1
-# PRESET=golois-score-b6c64 BATCH=32 TRAIN_SECONDS=120 TRAIN_EXTRA="--max-samples 256").
+# PRESET=golois-score-b6c64 BATCH=32 DEADLINE=120 TRAIN_EXTRA="--max-samples 256").
 # The train part was tested again on 2026-11-27 with a 300-game pack, the default PRESET and
 # TRAIN_EXTRA="--init-from weights/policy.pt --lr 0.0005 --max-samples 64": six files came back
 # (report.txt, log.csv, last.pt and its three parts, 32 MB).
-# VARIANTS times the step alone in NHWC memory and compiled into CUDA graphs (compile_graphs:
-# --compile-mode reduce-overhead); each compiled variant of each preset compiles first, in the
-# call's time, so the plain compiled step (compile) is left to a call with time to spare.
+# VARIANTS times the step alone in NHWC memory; compile_graphs (--compile-mode reduce-overhead,
+# CUDA graphs) and compile are left to a call with time to spare: each compiled variant of each
+# preset compiles first, in the call's time. BENCH_QUICK (default --quick) times each figure for
+# 2 s rather than 10.
 # TRAIN_EXTRA="--compile-mode reduce-overhead" trains with the graphs.
 # RECIPE is PRESET's own training options. Its default is the recipe the default net trained with
 # on the CPU (weights/MODEL_CARD.md, "How to continue"): the teacher's labels, the game results as
@@ -28,22 +30,29 @@
 #   PRESET=darkforest-b11c192 PRESETS=darkforest-b11c192 RECIPE="--value-rate 0.0625"
 #   TRAIN_EXTRA="--init-from weights/darkforest.pt --lr 0.0002 --warmup-samples 100000" bash docs/gpu-burst.sh
 # (README: a deepened start needs the warmup)
-# PARTS picks what the call does (default "tests bench train"): with 15 minutes of device time a
-# session may rather make two calls back to back on the warm machine, PARTS="tests bench" first
-# (about 4 minutes) and PARTS=train with TRAIN_SECONDS set to what is left, so that a slow bench
-# never eats the training or keeps its state from coming back.
+# PARTS picks what the call does (default "tests bench train"). Each part has a time limit of its
+# own, and the training takes what is left of DEADLINE seconds (counted from the script's start;
+# keep it some 20 s under the call's timeout_s) less SAVE_SECONDS for its last validation and save,
+# so that a slow test or bench never eats the training or keeps its state from coming back.
+# The bench's JSON goes to bench.json; with CHANNELS_LAST=auto the training runs in NHWC memory
+# when the bench timed PRESET's step faster so by 5% or more.
 set -u
 PY=${PY:-python3}
 PRESET=${PRESET:-golois-score-b12c128}
 PRESETS=${PRESETS:-golois-b10c128,$PRESET}
 WORKERS=${WORKERS:-14}
 BATCH=${BATCH:-256}
-TRAIN_SECONDS=${TRAIN_SECONDS:-360}
+DEADLINE=${DEADLINE:-540}
+SAVE_SECONDS=${SAVE_SECONDS:-45}
+TESTS_SECONDS=${TESTS_SECONDS:-150}
+BENCH_SECONDS=${BENCH_SECONDS:-120}
+BENCH_QUICK=${BENCH_QUICK:---quick}
+CHANNELS_LAST=${CHANNELS_LAST:-auto}
 # a validation (the batch norms recomputed and 5,000 positions, for the net and its average) every
 # million samples: about every minute at the GPU's rate, where the default 200,000 would come
 # every 10 s or so and take a share of a short burst
 VALIDATE_EVERY=${VALIDATE_EVERY:-1000000}
-VARIANTS=${VARIANTS:---step-variants channels_last,compile_graphs}
+VARIANTS=${VARIANTS:---step-variants channels_last}
 RECIPE=${RECIPE:---teacher packed/train.pack.npz --value-rate 0.0625 --final-shows 8 --average-decay 0.9995 --consistency-weight 6 --value-weight 1}
 RESUME=${RESUME:-}
 TRAIN_EXTRA=${TRAIN_EXTRA:-}
@@ -56,21 +65,34 @@ $PY -m pip install -q --no-index --no-deps packed/wheels/*.whl 2>&1 | grep -v WA
 { nvidia-smi --query-gpu=name,memory.total --format=csv,noheader; date -u; } > "$OUT/report.txt" 2>&1
 part() { case " $PARTS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 if part tests; then
-  $PY -m pytest -q -p no:cacheprovider -m gpu tests/test_gpu.py >> "$OUT/report.txt" 2>&1
+  timeout -s KILL "$TESTS_SECONDS" $PY -m pytest -q -p no:cacheprovider -m gpu tests/test_gpu.py \
+      >> "$OUT/report.txt" 2>&1 || echo "tests: exit $?" >> "$OUT/report.txt"
 fi
 if part bench; then
-  # shellcheck disable=SC2086  # VARIANTS, RECIPE and TRAIN_EXTRA are lists of options
-  $PY -m analysis.bench train --json --pipeline-only --presets "$PRESETS" --workers "$WORKERS" $VARIANTS \
-      >> "$OUT/report.txt" 2>&1
+  # shellcheck disable=SC2086  # BENCH_QUICK and VARIANTS are lists of options
+  timeout -s KILL "$BENCH_SECONDS" $PY -m analysis.bench train --json $BENCH_QUICK --pipeline-only \
+      --presets "$PRESETS" --workers "$WORKERS" $VARIANTS > "$OUT/bench.json" 2>> "$OUT/report.txt" \
+      || echo "bench: exit $?" >> "$OUT/report.txt"
 fi
 if part train; then
   start=(--preset "$PRESET")
   [ -n "$RESUME" ] && start=(--resume "$RESUME")
-  # shellcheck disable=SC2086
-  timeout -s TERM "$TRAIN_SECONDS" $PY -m analysis.train "${start[@]}" --data packed/train.pack.npz \
+  nhwc=()
+  if [ "$CHANNELS_LAST" = auto ] && [ -s "$OUT/bench.json" ]; then
+    faster=$($PY -c 'import json,sys; f=json.load(open(sys.argv[1]))["pipeline"][sys.argv[2]]
+print(int(f["step_alone_variants"]["channels_last"] >= 1.05 * f["step_alone"]))' "$OUT/bench.json" "$PRESET" 2>/dev/null)
+    [ "$faster" = 1 ] && nhwc=(--channels-last)
+  elif [ "$CHANNELS_LAST" = yes ]; then
+    nhwc=(--channels-last)
+  fi
+  seconds=$((DEADLINE - SECONDS - SAVE_SECONDS))
+  echo "train: ${seconds}s ${nhwc[*]}" >> "$OUT/report.txt"
+  # shellcheck disable=SC2086  # RECIPE and TRAIN_EXTRA are lists of options
+  timeout -s TERM "$seconds" $PY -m analysis.train "${start[@]}" --data packed/train.pack.npz \
       --validation packed/validation.pack.npz --validation-positions 5000 --validate-every "$VALIDATE_EVERY" \
-      --batch-size "$BATCH" --workers "$WORKERS" --run-dir "$RUN" --quiet $RECIPE $TRAIN_EXTRA \
+      --batch-size "$BATCH" --workers "$WORKERS" --run-dir "$RUN" --quiet "${nhwc[@]}" $RECIPE $TRAIN_EXTRA \
       > /dev/null 2>> "$OUT/report.txt"
   cp "$RUN"/log.csv "$RUN"/last.pt* "$OUT"/
+  echo "done at ${SECONDS}s" >> "$OUT/report.txt"
   tail -n 3 "$RUN/log.csv"
 fi

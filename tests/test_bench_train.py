@@ -71,3 +71,15 @@ def test_the_gpus_busy_share_is_a_percentage_or_none_without_a_driver() -> None:
         assert busy is None or 0 <= busy <= 100
     else:
         assert busy is None
+
+
+def test_a_machine_with_the_pack_alone_times_every_figure_but_the_sgf_loader(games: Path,  # noqa: F811
+                                                                            tmp_path: Path) -> None:
+    pack([str(games)], tmp_path / "g.pack.npz")
+    figures = train_pipeline.preset_figures("golois-b4c48", 8, 0, 0.2, packed=tmp_path / "g.pack.npz",
+                                            month=tmp_path / "absent.zip")
+    assert figures["loader_sgf"] is None and figures["loop_reads"] == "packed"
+    assert figures["loader_packed"]["samples_per_s"] > 0 and figures["step_alone"] > 0 and figures["loop"] > 0
+    with pytest.raises(FileNotFoundError):
+        train_pipeline.preset_figures("golois-b4c48", 8, 0, 0.2, packed=tmp_path / "none.pack.npz",
+                                      month=tmp_path / "absent.zip")

@@ -208,36 +208,39 @@ def whole_loop(config: Config, cfg: TrainConfig, device: torch.device, dtype: to
 
 
 def preset_figures(preset: str, batch: int, workers: int, seconds: float, packed: Path = PACKED,
-                   variants: tuple[str, ...] = ()) -> dict:
+                   variants: tuple[str, ...] = (), month: Path = TRAIN_FOLDER / "2010-01.zip") -> dict:
     """Return the figures of the module docstring for ``preset`` at ``batch`` samples a step.
 
-    The SGF loader reads the first training month with KataGo's labels of it; the packed one and
-    the loop read ``packed`` when it exists (the loop reads the SGF month otherwise).
-    Raises FileNotFoundError when the training month is missing, KeyError for an unknown variant.
+    The SGF loader reads ``month`` (the first training month) with KataGo's labels of it; the
+    packed one and the loop read ``packed`` when it exists (the loop reads the SGF month
+    otherwise).  Where the month is not on this machine (a lent GPU machine has the pack alone),
+    ``loader_sgf`` is None and the rest reads the pack.  Raises FileNotFoundError when neither is
+    there, KeyError for an unknown variant.
     """
-    if not (TRAIN_FOLDER / "2010-01.zip").exists():
-        raise FileNotFoundError(TRAIN_FOLDER / "2010-01.zip")
+    if not month.exists() and not packed.exists():
+        raise FileNotFoundError(month)
     config = get_preset(preset)
     device = precision.default_device()
     dtype = precision.candidate_dtypes(device)[-1]
     taught = config.value_head and config.ownership_head
-    sgf = TrainConfig(preset=preset, data=[str(TRAIN_FOLDER / "2010-01.zip")], batch_size=batch,
-                      teacher=str(LABELS) if taught and LABELS.exists() else None,
-                      teacher_archives=str(TRAIN_FOLDER), workers=workers)
+    base = TrainConfig(preset=preset, data=[str(month)], batch_size=batch, teacher_archives=str(TRAIN_FOLDER),
+                       workers=workers)
     figures: dict = {"device": str(device), "dtype": precision.describe(dtype), "batch": batch,
-                     "workers": workers}
-    startup, rate = loader_rate(sgf, config, seconds)
-    figures["loader_sgf"] = {"samples_per_s": round(rate, 1), "seconds_to_first_batch": round(startup, 2)}
-    fed = sgf
+                     "workers": workers, "loader_sgf": None}
+    fed = base
+    if month.exists():
+        fed = replace(base, teacher=str(LABELS) if taught and LABELS.exists() else None)
+        startup, rate = loader_rate(fed, config, seconds)
+        figures["loader_sgf"] = {"samples_per_s": round(rate, 1), "seconds_to_first_batch": round(startup, 2)}
     if packed.exists():
-        fed = replace(sgf, data=[str(packed)], teacher=str(packed) if sgf.teacher else None)
+        fed = replace(base, data=[str(packed)], teacher=str(packed) if taught else None)
         startup, rate = loader_rate(fed, config, seconds)
         figures["loader_packed"] = {"samples_per_s": round(rate, 1),
                                     "seconds_to_first_batch": round(startup, 2)}
-    alone = step_alone(config, sgf, device, dtype, seconds)
+    alone = step_alone(config, fed, device, dtype, seconds)
     if variants:
-        figures["step_alone_variants"] = step_variants(config, sgf, device, dtype, seconds, list(variants))
+        figures["step_alone_variants"] = step_variants(config, fed, device, dtype, seconds, list(variants))
     loop, busy = whole_loop(config, fed, device, dtype, 2 * seconds)
     figures.update(step_alone=round(alone, 1), loop=round(loop, 1), loop_of_step=round(loop / alone, 3),
-                   loop_reads="packed" if fed is not sgf else "sgf", gpu_busy=busy)
+                   loop_reads="packed" if packed.exists() else "sgf", gpu_busy=busy)
     return figures
