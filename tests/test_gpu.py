@@ -99,7 +99,13 @@ def test_torchrun_trains_on_cuda_with_the_backend_that_fits(tmp_path: Path, game
 
 
 def test_a_run_on_cuda_stopped_and_resumed_goes_on_with_its_stream_and_weights(
-        tmp_path: Path, month: Path, no_tf32: None) -> None:  # noqa: F811
+        tmp_path: Path, month: Path, no_tf32: None, monkeypatch) -> None:  # noqa: F811
+    # cuDNN's default backward convolutions may add in no fixed order, and AdamW turns a last-bit
+    # difference in a small gradient into one of the rate's size: on an H200 (2026-11-27) the
+    # resumed run's input-layer weights differed from the whole run's beyond the tolerance below,
+    # with the very same batches. Deterministic algorithms leave the resume alone to be tested.
+    monkeypatch.setattr(torch.backends.cudnn, "deterministic", True)
+    monkeypatch.setattr(torch.backends.cudnn, "benchmark", False)
     options = {"workers": 2, "average_decay": 0.5, "consistency_weight": 1.0, "device": "cuda"}
     train(stream_run(tmp_path, month, "whole", 80, **options))
     train(stream_run(tmp_path, month, "half", 48, **options))

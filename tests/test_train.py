@@ -500,6 +500,28 @@ def test_sigterm_ends_a_run_cleanly_with_its_checkpoint_saved(tmp_path: Path, ga
     assert checkpoint.load(tmp_path / "run" / "last.pt")["samples"] > 0
 
 
+def test_sigterm_to_the_whole_process_group_stops_a_run_with_loader_processes_cleanly(tmp_path: Path,
+                                                                                      games: Path) -> None:
+    """``timeout`` and batch systems signal the run's whole process group: its loader processes
+    must leave the signal to the run, which still reads from them while it validates and saves."""
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    cmd = [sys.executable, "-m", "analysis.train", "--preset", "golois-b4c48", "--data", str(games),
+           "--validation", str(games), "--validation-positions", "8", "--run-dir", str(tmp_path / "run"),
+           "--batch-size", "8", "--workers", "2"]
+    run = subprocess.Popen(cmd, cwd=ROOT, env=env, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        seen = ""
+        while "samples " not in seen:  # the first progress line: the loop and its workers are running
+            char = run.stderr.read(1)
+            assert char, f"the run ended early: {seen[-2000:]}"
+            seen += char
+        os.killpg(run.pid, signal.SIGTERM)
+        assert run.wait(timeout=120) == 0, run.stderr.read()[-2000:]
+    finally:
+        run.kill()
+    assert checkpoint.load(tmp_path / "run" / "last.pt")["samples"] > 0
+
+
 def test_back_prediction_samples_target_the_previous_move_among_the_opponents_stones(games: Path) -> None:
     sampler = PositionSampler([str(games)], "backpred", pool_size=3, shuffle_buffer=1, seed=4,
                               target="previous")

@@ -21,6 +21,7 @@ whose batch was next; with other options its stream starts afresh, and says so.
 from __future__ import annotations
 
 import pickle
+import signal
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -111,6 +112,13 @@ class TrainingStream(IterableDataset):
             yield batch
 
 
+def _leave_sigterm_to_the_run(_worker: int) -> None:
+    """A loader process ignores SIGTERM: ``timeout`` or a batch system that signals the run's whole
+    process group must not kill the workers the run still reads from as it validates and saves
+    (:mod:`analysis.train.stopping`); the DataLoader ends them when the run is done."""
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
+
 def batch_loader(stream: TrainingStream, device: torch.device) -> DataLoader:
     """Return the DataLoader of ``stream``'s batches: made in its workers' processes (one worker: in
     this one when the run asked for none), four ahead each, and for a GPU copied into pinned
@@ -118,7 +126,8 @@ def batch_loader(stream: TrainingStream, device: torch.device) -> DataLoader:
     (:func:`analysis.train.losses.losses` copies without blocking)."""
     workers = stream.cfg.workers
     return DataLoader(stream, batch_size=None, num_workers=workers, prefetch_factor=4 if workers else None,
-                      pin_memory=device.type == "cuda")
+                      pin_memory=device.type == "cuda",
+                      worker_init_fn=_leave_sigterm_to_the_run if workers else None)
 
 
 def stream_options(cfg: TrainConfig) -> dict:
