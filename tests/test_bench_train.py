@@ -80,6 +80,9 @@ def test_a_machine_with_the_pack_alone_times_every_figure_but_the_sgf_loader(gam
                                             month=tmp_path / "absent.zip")
     assert figures["loader_sgf"] is None and figures["loop_reads"] == "packed"
     assert figures["loader_packed"]["samples_per_s"] > 0 and figures["step_alone"] > 0 and figures["loop"] > 0
+    taught = train_pipeline.preset_figures("golois-score-b6c64", 8, 0, 0.2, packed=tmp_path / "g.pack.npz",
+                                           month=tmp_path / "absent.zip")  # a pack without teacher labels
+    assert taught["loop"] > 0
     with pytest.raises(FileNotFoundError):
         train_pipeline.preset_figures("golois-b4c48", 8, 0, 0.2, packed=tmp_path / "none.pack.npz",
                                       month=tmp_path / "absent.zip")

@@ -35,6 +35,7 @@ from analysis.features import registry
 from analysis.nets import precision
 from analysis.nets.presets import Config, build, get_preset
 from analysis.train.loop import TrainConfig, train_step, trainer
+from analysis.train.packed import PackedArchive
 from analysis.train.stream import STATE_KEY, StreamStart, TrainingStream, batch_loader
 
 TRAIN_FOLDER = SHARED_DATA / "tygem-9d" / "train"
@@ -214,7 +215,8 @@ def preset_figures(preset: str, batch: int, workers: int, seconds: float, packed
     The SGF loader reads ``month`` (the first training month) with KataGo's labels of it; the
     packed one and the loop read ``packed`` when it exists (the loop reads the SGF month
     otherwise).  Where the month is not on this machine (a lent GPU machine has the pack alone),
-    ``loader_sgf`` is None and the rest reads the pack.  Raises FileNotFoundError when neither is
+    ``loader_sgf`` is None and the rest reads the pack (with its teacher labels where it holds
+    them and the preset has the heads to learn them).  Raises FileNotFoundError when neither is
     there, KeyError for an unknown variant.
     """
     if not month.exists() and not packed.exists():
@@ -233,7 +235,8 @@ def preset_figures(preset: str, batch: int, workers: int, seconds: float, packed
         startup, rate = loader_rate(fed, config, seconds)
         figures["loader_sgf"] = {"samples_per_s": round(rate, 1), "seconds_to_first_batch": round(startup, 2)}
     if packed.exists():
-        fed = replace(base, data=[str(packed)], teacher=str(packed) if taught else None)
+        labelled = taught and PackedArchive.open(packed).has_teacher  # read once: the loaders read it next
+        fed = replace(base, data=[str(packed)], teacher=str(packed) if labelled else None)
         startup, rate = loader_rate(fed, config, seconds)
         figures["loader_packed"] = {"samples_per_s": round(rate, 1),
                                     "seconds_to_first_batch": round(startup, 2)}
@@ -242,5 +245,5 @@ def preset_figures(preset: str, batch: int, workers: int, seconds: float, packed
         figures["step_alone_variants"] = step_variants(config, fed, device, dtype, seconds, list(variants))
     loop, busy = whole_loop(config, fed, device, dtype, 2 * seconds)
     figures.update(step_alone=round(alone, 1), loop=round(loop, 1), loop_of_step=round(loop / alone, 3),
-                   loop_reads="packed" if packed.exists() else "sgf", gpu_busy=busy)
+                   loop_reads="packed" if fed.data == [str(packed)] else "sgf", gpu_busy=busy)
     return figures
