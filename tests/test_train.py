@@ -17,7 +17,7 @@ import torch
 
 from analysis.features import get_feature_set, symmetry
 from analysis.go.coords import BLACK, WHITE, from_sgf
-from analysis.nets import checkpoint
+from analysis.nets import checkpoint, precision
 from analysis.nets.golois import GoloisConfig, GoloisNet
 from analysis.sgf.results import result_value
 from analysis.train import precise_bn
@@ -297,6 +297,32 @@ def test_a_resumed_run_trains_in_its_states_dtype_on_the_same_kind_of_device(cap
     assert "the resumed state's own" in capsys.readouterr().err
     forced = replace(cfg, dtype="bfloat16")
     assert training_dtype(model, {}, forced, saved) == torch.bfloat16
+
+
+def test_a_bf16_state_resumed_on_a_cpu_without_bf16_instructions_trains_in_float32(
+        monkeypatch, capsys) -> None:
+    model = GoloisNet(GoloisConfig(get_feature_set("golois").num_planes, 1, 8, value_head=True))
+    cfg = TrainConfig(preset="golois-b4c48", data=[])
+    saved = {"dtype": "bfloat16", "device_type": "cpu"}
+    monkeypatch.setattr(precision, "cpu_has_bf16", lambda: False)
+    assert training_dtype(model, {}, cfg, saved) == torch.float32
+    err = capsys.readouterr().err
+    assert "no bf16 instructions" in err and "bfloat16 would be emulated" in err
+    monkeypatch.setattr(precision, "cpu_has_bf16", lambda: True)
+    assert training_dtype(model, {}, cfg, saved) == torch.bfloat16
+    assert "the resumed state's own" in capsys.readouterr().err
+
+
+def test_a_forced_bf16_on_a_cpu_without_bf16_instructions_is_kept_with_a_warning(
+        monkeypatch, capsys) -> None:
+    model = GoloisNet(GoloisConfig(get_feature_set("golois").num_planes, 1, 8, value_head=True))
+    cfg = TrainConfig(preset="golois-b4c48", data=[], dtype="bfloat16")
+    monkeypatch.setattr(precision, "cpu_has_bf16", lambda: False)
+    assert training_dtype(model, {}, cfg, None) == torch.bfloat16
+    assert "warning: this cpu has no native bfloat16" in capsys.readouterr().err
+    monkeypatch.setattr(precision, "cpu_has_bf16", lambda: True)
+    assert training_dtype(model, {}, cfg, None) == torch.bfloat16
+    assert "warning" not in capsys.readouterr().err
 
 
 def test_the_weight_average_moves_a_fraction_of_the_way_to_each_step_and_keeps_the_model() -> None:

@@ -63,6 +63,13 @@ def candidate_dtypes(device: torch.device) -> tuple[torch.dtype, ...]:
     return (torch.float32, torch.bfloat16) if cpu_has_bf16() else (torch.float32,)
 
 
+def is_native(dtype: torch.dtype, device: torch.device) -> bool:
+    """Return whether ``device`` computes in ``dtype`` natively: float32 everywhere, bfloat16 on a
+    GPU that supports it and on a CPU with bf16 instructions (elsewhere it is emulated, many times
+    slower)."""
+    return dtype == torch.float32 or dtype in candidate_dtypes(device)
+
+
 def autocast(device: torch.device, dtype: torch.dtype) -> contextlib.AbstractContextManager:
     """Return the context that runs a model on ``device`` in ``dtype`` (autocast; nothing for float32)."""
     if dtype == torch.float32:

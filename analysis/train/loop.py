@@ -196,16 +196,23 @@ class Validator:
 def training_dtype(model: torch.nn.Module, batch: dict, cfg: TrainConfig,
                    saved: dict | None = None) -> torch.dtype:
     """Return the dtype to train in: ``cfg.dtype``; for ``auto``, the one a resumed state (``saved``,
-    a checkpoint dict) trained in on this kind of device, so that a run resumes exactly; else the
-    one :func:`analysis.nets.precision.choose_dtype` picks by timing forward and backward passes
-    on ``batch`` (a timing that may go either way on a busy machine).  Prints the choice and the
-    reason on stderr (the training log).  Raises ValueError for an unknown dtype name.
+    a checkpoint dict) trained in on this kind of device, so that a run resumes exactly, unless
+    this device cannot compute in it natively (a bf16 state from a CPU with AVX512-BF16 resumed on
+    one without: emulated bf16 steps run 10-20 times slower); else the one
+    :func:`analysis.nets.precision.choose_dtype` picks by timing forward and backward passes on
+    ``batch`` (a timing that may go either way on a busy machine).  Prints the choice and the
+    reason on stderr (the training log), with a warning where ``--dtype`` forces an emulated
+    dtype.  Raises ValueError for an unknown dtype name.
     """
     dev = precision.device_of(model)
+    kept = precision.dtype_named(saved["dtype"]) if saved and saved.get("dtype") else None
     if cfg.dtype != "auto":
         dtype, reason = precision.dtype_named(cfg.dtype), "--dtype"
-    elif saved and saved.get("dtype") and saved.get("device_type") == dev.type:
-        dtype, reason = precision.dtype_named(saved["dtype"]), "the resumed state's own"
+        if not precision.is_native(dtype, dev):
+            reason += (f" (warning: this {dev.type} has no native {precision.describe(dtype)}: each step"
+                       " runs many times slower than in float32; --dtype auto chooses by measurement)")
+    elif kept is not None and saved.get("device_type") == dev.type and precision.is_native(kept, dev):
+        dtype, reason = kept, "the resumed state's own"
     else:
         def step() -> None:  # choose_dtype runs it under each dtype's autocast
             loss, _ = losses(model, batch, cfg)
@@ -213,6 +220,8 @@ def training_dtype(model: torch.nn.Module, batch: dict, cfg: TrainConfig,
             model.zero_grad(set_to_none=True)
 
         dtype, reason = precision.choose_dtype(dev, step)
+        if kept is not None and kept != dtype and saved.get("device_type") == dev.type:
+            reason += f"; the resumed state's {precision.describe(kept)} would be emulated here"
     print(f"training in {precision.describe(dtype)} on {dev.type}: {reason}", file=sys.stderr, flush=True)
     return dtype
 
