@@ -289,8 +289,13 @@ def test_training_resumes_from_its_checkpoint_exactly(tmp_path: Path, games: Pat
     assert a["optimizer"]["state"].keys() == first["optimizer"]["state"].keys()
 
 
+def _tiny_golois() -> GoloisNet:
+    """A one-block, 8-filter Golois net with a value head: enough for choosing a dtype."""
+    return GoloisNet(GoloisConfig(get_feature_set("golois").num_planes, 1, 8, value_head=True))
+
+
 def test_a_resumed_run_trains_in_its_states_dtype_on_the_same_kind_of_device(capsys) -> None:
-    model = GoloisNet(GoloisConfig(get_feature_set("golois").num_planes, 1, 8, value_head=True))
+    model = _tiny_golois()
     cfg = TrainConfig(preset="golois-b4c48", data=[])
     saved = {"dtype": "float32", "device_type": "cpu"}
     assert training_dtype(model, {}, cfg, saved) == torch.float32  # no timing on the (empty) batch
@@ -301,7 +306,7 @@ def test_a_resumed_run_trains_in_its_states_dtype_on_the_same_kind_of_device(cap
 
 def test_a_bf16_state_resumed_on_a_cpu_without_bf16_instructions_trains_in_float32(
         monkeypatch, capsys) -> None:
-    model = GoloisNet(GoloisConfig(get_feature_set("golois").num_planes, 1, 8, value_head=True))
+    model = _tiny_golois()
     cfg = TrainConfig(preset="golois-b4c48", data=[])
     saved = {"dtype": "bfloat16", "device_type": "cpu"}
     monkeypatch.setattr(precision, "cpu_has_bf16", lambda: False)
@@ -315,7 +320,7 @@ def test_a_bf16_state_resumed_on_a_cpu_without_bf16_instructions_trains_in_float
 
 def test_a_forced_bf16_on_a_cpu_without_bf16_instructions_is_kept_with_a_warning(
         monkeypatch, capsys) -> None:
-    model = GoloisNet(GoloisConfig(get_feature_set("golois").num_planes, 1, 8, value_head=True))
+    model = _tiny_golois()
     cfg = TrainConfig(preset="golois-b4c48", data=[], dtype="bfloat16")
     monkeypatch.setattr(precision, "cpu_has_bf16", lambda: False)
     assert training_dtype(model, {}, cfg, None) == torch.bfloat16

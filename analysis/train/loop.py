@@ -205,13 +205,14 @@ def training_dtype(model: torch.nn.Module, batch: dict, cfg: TrainConfig,
     dtype.  Raises ValueError for an unknown dtype name.
     """
     dev = precision.device_of(model)
-    kept = precision.dtype_named(saved["dtype"]) if saved and saved.get("dtype") else None
+    same_kind = bool(saved and saved.get("dtype") and saved.get("device_type") == dev.type)
+    kept = precision.dtype_named(saved["dtype"]) if same_kind else None  # the state's, on this kind
     if cfg.dtype != "auto":
         dtype, reason = precision.dtype_named(cfg.dtype), "--dtype"
         if not precision.is_native(dtype, dev):
             reason += (f" (warning: this {dev.type} has no native {precision.describe(dtype)}: each step"
                        " runs many times slower than in float32; --dtype auto chooses by measurement)")
-    elif kept is not None and saved.get("device_type") == dev.type and precision.is_native(kept, dev):
+    elif kept is not None and precision.is_native(kept, dev):
         dtype, reason = kept, "the resumed state's own"
     else:
         def step() -> None:  # choose_dtype runs it under each dtype's autocast
@@ -220,7 +221,7 @@ def training_dtype(model: torch.nn.Module, batch: dict, cfg: TrainConfig,
             model.zero_grad(set_to_none=True)
 
         dtype, reason = precision.choose_dtype(dev, step)
-        if kept is not None and kept != dtype and saved.get("device_type") == dev.type:
+        if kept is not None:  # not native here (else kept above)
             reason += f"; the resumed state's {precision.describe(kept)} would be emulated here"
     print(f"training in {precision.describe(dtype)} on {dev.type}: {reason}", file=sys.stderr, flush=True)
     return dtype
