@@ -210,7 +210,7 @@ def test_precise_bn_keeps_a_channel_the_positions_never_or_faintly_wake_from_blo
         silent.bias[0] = 0.0
     mute = torch.tensor([wakes] + [1.0] * 15)[:, None, None]
     hook = silent.register_forward_pre_hook(lambda m, args: (args[0] * mute,))
-    calibration.apply(model)  # channel 0 never wakes on the calibration positions, or a thousand times less
+    calibration.apply(model)  # channel 0 never wakes on the calibration positions, or 0.003 times as much
     hook.remove()
     floor = VAR_FLOOR * float(silent.running_var.median())
     assert float(silent.running_var[0]) == pytest.approx(floor)
