@@ -8,9 +8,11 @@ from pathlib import Path
 
 import numpy as np
 
-from analysis.bench.score import _zigzag, review_zigzag, teacher, teacher_fit
+from analysis.bench.score import _zigzag, review_zigzag, score_heads, teacher, teacher_fit
 from analysis.go.position import Position
+from analysis.nets import checkpoint
 from analysis.nets.inference import Network, Prediction
+from analysis.nets.presets import build, get_preset
 from analysis.nets.registry import default_weights
 from analysis.review.analyze import game_positions
 from analysis.sgf import read_sgf
@@ -112,3 +114,16 @@ def test_a_one_visit_review_shows_the_value_bagged_over_the_eight_symmetries(tmp
     assert figures["zigzag"] > 0.005 and figures["zigzag"] != figures["raw_zigzag"]
     assert abs(figures["zigzag"] - float(np.mean(bagged))) < 1e-3  # the review rounds to 4 places
     assert figures["bagged_zigzag"] == round(float(np.mean(bagged)), 4)
+
+
+def test_each_score_head_is_measured_and_the_one_read_is_marked(tmp_path: Path) -> None:
+    model = build(get_preset("golois-score-b6c96"))
+    checkpoint.save(tmp_path / "plain.pt", model, "golois-score-b6c96")
+    checkpoint.save(tmp_path / "named.pt", model, "golois-score-b6c96", score_head="gaussian")
+    checkpoint.save(tmp_path / "policy.pt", build(get_preset("golois-b4c48")), "golois-b4c48")
+    plain, named, policy = (str(tmp_path / n) for n in ("plain.pt", "named.pt", "policy.pt"))
+    assert score_heads(plain) == [(f"{plain} [gaussian]", "gaussian", False),
+                                  (f"{plain} [distribution]", "distribution", True)]
+    assert score_heads(named) == [(f"{named} [gaussian]", "gaussian", True),
+                                  (f"{named} [distribution]", "distribution", False)]
+    assert score_heads(policy) == [(policy, None, True)]

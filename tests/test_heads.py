@@ -278,6 +278,27 @@ def test_with_exact_komi_a_point_of_komi_moves_the_score_by_one_point() -> None:
         assert far - after == pytest.approx([-20.0, 20.0], abs=1e-4)
 
 
+def test_a_shipped_file_names_the_score_head_its_lead_is_read_from(tmp_path: Path) -> None:
+    torch.manual_seed(0)
+    model = build(get_preset("golois-score-b6c96"))
+    checkpoint.save(tmp_path / "plain.pt", model, "golois-score-b6c96")
+    checkpoint.save(tmp_path / "state.pt", model, "golois-score-b6c96", score_head="gaussian")
+    checkpoint.ship(tmp_path / "state.pt", tmp_path / "shipped.pt")  # the choice survives shipping
+    position = Position(19, komi=6.5)
+    position.play(from_sgf("pd", 19))
+
+    def lead(path: Path, **options: object) -> tuple[str, float]:
+        network = Network.from_checkpoint(path, dtype="float32", **options)
+        return network.score_kind, float(network.predict([position]).score_mean[0])
+
+    plain, named = lead(tmp_path / "plain.pt"), lead(tmp_path / "shipped.pt")
+    assert plain[0] == "distribution" and named[0] == "gaussian"
+    assert named == lead(tmp_path / "plain.pt", score_kind="gaussian") != plain  # the same weights
+    assert lead(tmp_path / "shipped.pt", score_kind="distribution") == plain  # the caller's word wins
+    with pytest.raises(ValueError, match="no 'ranked' score head in this network; its heads: gaussian, dis"):
+        Network.from_checkpoint(tmp_path / "plain.pt", score_kind="ranked")
+
+
 def test_with_exact_komi_the_score_heads_learn_the_margin_on_the_board() -> None:
     margin, komi_for_mover = -2.5, 6.5  # White to move lost by 2.5 with 6.5 komi
     board = margin - komi_for_mover  # the heads' target: 9 points behind on the board

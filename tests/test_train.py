@@ -393,6 +393,16 @@ def test_ship_average_refuses_a_state_without_an_average(tmp_path: Path, games: 
     assert "missing.pt" in capsys.readouterr().err and not target.exists()
 
 
+def test_ship_average_refuses_a_score_head_the_network_lacks(tmp_path: Path, games: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    train(replace(short_run(tmp_path, games, "first", None, 16), average_decay=0.5))
+    state, target = str(tmp_path / "first" / "last.pt"), tmp_path / "shipped.pt"
+    with pytest.raises(ValueError, match="no 'gaussian' score head"):
+        ship_average(state, target, [str(games)], score_head="gaussian")  # golois-b4c48 has none
+    assert ship_average_main([state, str(target), "--data", str(games), "--score-head", "gaussian"]) == 2
+    assert "no 'gaussian' score head" in capsys.readouterr().err and not target.exists()
+
+
 def test_ship_average_refuses_a_misfit_average_and_will_not_overwrite_the_state(tmp_path: Path,
                                                                               games: Path) -> None:
     train(replace(short_run(tmp_path, games, "first", None, 16), average_decay=0.5))

@@ -34,9 +34,11 @@ the score from the teacher alone can get.
 
 Each network is measured on the same games; without ``--network`` the shipped default is.  A
 network with both score heads (a distribution over margins and a mean with a spread) is measured
-with each, to choose between them.  Every network computes in float32, so that two runs give the same
-figures (left to itself the inference times float32 against bf16 and may pick either).  The
-records carry Korean rules and komi 6.5: the recorded margin is a territory count.
+with each, to choose between them (``read`` marks the one the file's lead is read from:
+``python -m analysis.train.ship_average --score-head`` names it).  Every network computes in
+float32, so that two runs give the same figures (left to itself the inference times float32
+against bf16 and may pick either).  The records carry Korean rules and komi 6.5: the recorded
+margin is a territory count.
 """
 
 from __future__ import annotations
@@ -305,21 +307,34 @@ def teacher_fit(network: Network, limit: int, labels: Path = TEACHER,
     return figures
 
 
+def score_heads(path: str) -> list[tuple[str, str | None, bool]]:
+    """Return how to measure the checkpoint at ``path``: (name, score head, whether its lead is read
+    from that head) for each head of a network with two (named ``path [head]``), else the one entry
+    (``path``, None: its own head or none, True).
+
+    Raises FileNotFoundError or CheckpointError as :meth:`Network.from_checkpoint` does.
+    """
+    shipped = Network.from_checkpoint(path)
+    kinds = shipped.config.score_kinds
+    if len(kinds) < 2:
+        return [(path, None, True)]
+    return [(f"{path} [{kind}]", kind, kind == shipped.score_kind) for kind in kinds]
+
+
 def run(quick: bool = False, network: list[str] | None = None, games: int = 300,
         search_visits: int = 0, search_games: int = 8) -> dict:
     """Return the figures of each network (default: the shipped default), by checkpoint path, and
-    by score head (``path [kind]``) for a network with both; with ``search_visits``, each network's
-    ``review_zigzag`` too."""
+    by score head (``path [kind]``) for a network with both, ``read`` true for the head its lead is
+    read from; with ``search_visits``, each network's ``review_zigzag`` too."""
     paths = network or [str(default_weights())]
     limit = 10 if quick else games
     measured = {}
     for path in paths:
-        kinds = Network.from_checkpoint(path).config.score_kinds
-        for kind in kinds if len(kinds) > 1 else (None,):
-            name = f"{path} [{kind}]" if kind else path
+        for name, kind, read in score_heads(path):
             net = Network.from_checkpoint(path, score_kind=kind, dtype="float32")
             measured[name] = {**measure(net, limit), "komi": komi_response(net, limit),
-                              "teacher_fit": teacher_fit(net, 20 if quick else TEACHER_FIT_GAMES)}
+                              "teacher_fit": teacher_fit(net, 20 if quick else TEACHER_FIT_GAMES),
+                              **({"read": read} if kind else {})}
             if search_visits:
                 searched = 1 if quick else search_games
                 measured[name]["review_zigzag"] = review_zigzag(net, search_visits, searched)

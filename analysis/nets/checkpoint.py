@@ -3,7 +3,8 @@
 A checkpoint is a dict saved with ``torch.save``: ``format``, ``preset``,
 ``config`` (the architecture), ``model`` (weights) and, for training runs,
 ``optimizer``, ``schedule``, ``samples``, ``wall_seconds``, ``rng`` and
-``metrics``.  Only plain data and tensors are stored, so loading uses
+``metrics``; a shipped network may name the score head its lead is read from (``score_head``,
+see :func:`analysis.nets.inference.read_score_head`).  Only plain data and tensors are stored, so loading uses
 ``weights_only=True``.  A shipped network (:func:`ship`) keeps only the weights and the counters,
 its floating-point weights optionally stored in float16; loading copies them into the float32
 model, so every checkpoint loads the same way.
@@ -120,7 +121,7 @@ def _joined(path: Path, index: list[dict]) -> dict:
     return data
 
 
-SHIPPED_FIELDS = ("samples", "wall_seconds", "metrics")
+SHIPPED_FIELDS = ("samples", "wall_seconds", "metrics", "score_head")
 
 
 def ship(source: str | os.PathLike, target: str | os.PathLike, half: bool = False) -> dict:

@@ -87,6 +87,21 @@ def score_moments(out: dict[str, torch.Tensor], kind: str) -> tuple[torch.Tensor
     return SCORE_SCALE * mean + offset, SCORE_SCALE * torch.exp(log_std)
 
 
+def read_score_head(kinds: Sequence[str], asked: str | None = None) -> str:
+    """Return the score head a network with score heads ``kinds`` reads its lead from: ``asked``
+    (the caller's, or the one its shipped file names), else the distribution when it has one,
+    else its only head; "" for a network without a score head.
+
+    Raises ValueError when ``asked`` is not one of ``kinds``.
+    """
+    if asked:
+        if asked not in kinds:
+            raise ValueError(f"no {asked!r} score head in this network; its heads: "
+                             f"{', '.join(kinds) or 'none'}")
+        return asked
+    return next((k for k in ("distribution", "gaussian") if k in kinds), "")
+
+
 class Network:
     """A model ready for inference on positions (see the module docstring)."""
 
@@ -104,8 +119,10 @@ class Network:
         ``dtype`` (``float32``, ``bfloat16`` or a torch dtype) fixes the precision; None chooses
         it on the first batch (:func:`analysis.nets.precision.choose_dtype`).  ``info`` is the
         checkpoint's description (preset, samples...).  ``score_kind`` picks the score head the
-        score lead comes from (``distribution`` or ``gaussian``; by default the distribution when
-        the network has one).  Raises ValueError for an unknown dtype.
+        score lead comes from (``distribution`` or ``gaussian``); by default the one the shipped
+        file names (``info["score_head"]``, see :func:`read_score_head`), else the distribution
+        when the network has one.  Raises ValueError for an unknown dtype, or a score head the
+        network lacks.
         """
         self.device = torch.device(device) if device is not None else precision.default_device()
         self.model = model.eval().to(self.device)
@@ -115,8 +132,7 @@ class Network:
         self.dtype_reason = "given" if dtype is not None else ""
         self.max_batch = max_batch
         self.info = info or {}
-        self.score_kind = score_kind if score_kind is not None else next(
-            (k for k in ("distribution", "gaussian") if k in self.config.score_kinds), "")
+        self.score_kind = read_score_head(self.config.score_kinds, score_kind or self.info.get("score_head"))
         self._lock = threading.Lock()
 
     @classmethod
