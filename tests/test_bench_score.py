@@ -8,7 +8,16 @@ from pathlib import Path
 
 import numpy as np
 
-from analysis.bench.score import _zigzag, review_zigzag, score_heads, teacher, teacher_fit
+from analysis.bench.score import (
+    LATE,
+    _late_game,
+    _zigzag,
+    games,
+    review_zigzag,
+    score_heads,
+    teacher,
+    teacher_fit,
+)
 from analysis.go.position import Position
 from analysis.nets import checkpoint
 from analysis.nets.inference import Network, Prediction
@@ -127,3 +136,27 @@ def test_each_score_head_is_measured_and_the_one_read_is_marked(tmp_path: Path) 
     assert score_heads(named) == [(f"{named} [gaussian]", "gaussian", True),
                                   (f"{named} [distribution]", "distribution", False)]
     assert score_heads(policy) == [(policy, None, True)]
+
+
+def test_games_give_the_winner_of_counted_and_resigned_records_only(tmp_path: Path) -> None:
+    archive = tmp_path / "month.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        for name, result in (("counted", "B+3.5"), ("resigned", "W+R"), ("timed", "B+T"), ("draw", "0")):
+            zf.writestr(f"{name}.sgf", f"(;GM[1]FF[4]SZ[19]KM[6.5]RE[{result}];B[pd];W[dp])".encode())
+    found = [(len(positions), margin, winner) for positions, margin, winner in games(10, archive)]
+    assert found == [(3, 3.5, 1), (3, None, -1), (3, None, 0), (3, 0.0, 0)]  # a game lost on time: unknown
+
+
+def test_the_late_game_counts_leads_of_ten_points_for_the_loser_in_the_last_sixty_positions() -> None:
+    # Black's lead over 70 positions: +12 for the first 10 (too early to count), then +12 for 20,
+    # +9.5 for 20 and -3 for the last 20; White won
+    black_lead = np.array([12.0] * 30 + [9.5] * 20 + [-3.0] * 20)
+    resigned = _late_game(black_lead, None, -1)
+    assert len(resigned["loser_ahead"]) == LATE == 60
+    assert sum(resigned["loser_ahead"]) == 20 and resigned["score_error"] == []
+    counted = _late_game(black_lead, -2.5, -1)  # W+2.5
+    assert counted["loser_ahead"] == resigned["loser_ahead"]
+    assert np.mean(counted["score_error"]) == (20 * 14.5 + 20 * 12.0 + 20 * 0.5) / 60
+    assert _late_game(-black_lead, -2.5, -1)["loser_ahead"] == [False] * 60  # the winner's leads
+    drawn = _late_game(black_lead, 0.0, 0)
+    assert drawn == {"loser_ahead": [], "score_error": np.abs(black_lead[-60:]).tolist()}

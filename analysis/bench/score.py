@@ -6,6 +6,11 @@
   side) agrees with the recorded winner at every 10th move from move 150 to the end;
 - ``sign_by_moves_left``: the same agreement split by how many moves the game had left
   (``last_20``, ``21_to_60``, ``over_60``);
+- ``late_game``: the last ``LATE`` moves of every game whose winner is known (resignations
+  included): ``loser_ahead`` is how often the score head shows the game's loser ahead by
+  ``BIG_LEAD`` points or more (the bot that gave won games away saw leads of 14 to 39 points in
+  lost positions), over ``positions``; ``score_error`` is the lead's mean absolute error against
+  the recorded margin there, on the counted games;
 - ``zigzag``: on every game, the mean distance from a position's raw value (Black's win
   probability) to the mean of its two neighbours' (0.02-0.05 for a strong network).  A value
   that swings with the player to move shows up here.
@@ -52,6 +57,7 @@ from pathlib import Path
 import numpy as np
 
 from analysis.bench.positions import SHARED_DATA, VALIDATION
+from analysis.go.coords import BLACK
 from analysis.go.position import Position
 from analysis.go.scoring import score
 from analysis.mcts.net_evaluator import NetEvaluator
@@ -59,7 +65,7 @@ from analysis.nets.inference import Network
 from analysis.nets.registry import default_weights
 from analysis.review.analyze import game_positions, position_analysis
 from analysis.sgf import GameRecord, SgfError, read_sgf
-from analysis.sgf.results import result_margin
+from analysis.sgf.results import result_margin, result_value
 from analysis.train.teacher import Labels, load_labels
 
 PHASES = (50, 100, 150, 200)
@@ -71,6 +77,8 @@ KOMI_STEP = 5.0  # the komi response is measured between the record's komi -5 an
 KOMI_EVERY = 20  # on every 20th position of each game
 TEACHER_FIT_GAMES = 400  # labelled training games on which ``teacher_fit`` compares a network and its teacher
 LEFT_BUCKETS = ((20, "last_20"), (60, "21_to_60"), (math.inf, "over_60"))  # moves left, at most
+LATE = 60  # the late game: the positions with at most this many moves left
+BIG_LEAD = 10.0  # a lead, in points, that no position the leader goes on to lose should show
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -83,9 +91,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="games for the search's zigzag (default 8; 2 minutes a game at 200 visits)")
 
 
-def games(limit: int, archive: Path = VALIDATION) -> Iterator[tuple[list[Position], float | None]]:
+def games(limit: int, archive: Path = VALIDATION) -> Iterator[tuple[list[Position], float | None, int]]:
     """Yield up to ``limit`` games as (positions after 0..n moves, Black's recorded margin or None
-    when the game was not counted); records that do not read or replay are skipped."""
+    when the game was not counted, the winner: +1 Black, -1 White, 0 a draw or unknown, as on
+    time); records that do not read or replay are skipped."""
     found = 0
     with zipfile.ZipFile(archive) as zf:
         for name in zf.namelist():
@@ -94,8 +103,9 @@ def games(limit: int, archive: Path = VALIDATION) -> Iterator[tuple[list[Positio
                 positions = [p for p, _ in game_positions(record)]
             except (SgfError, ValueError):
                 continue
-            margin = result_margin(record.result)
-            yield positions, None if math.isnan(margin) else margin
+            margin, won = result_margin(record.result), result_value(record.result, BLACK)
+            winner = 0 if math.isnan(won) or won == 0.5 else int(2 * won - 1)
+            yield positions, None if math.isnan(margin) else margin, winner
             found += 1
             if found >= limit:
                 return
@@ -132,7 +142,7 @@ def review_zigzag(network: Network, visits: int, limit: int, archive: Path = VAL
     orientation and over the 8 symmetries."""
     evaluator = NetEvaluator(network)
     zigzags: dict[str, list[float]] = {"zigzag": [], "raw_zigzag": [], "bagged_zigzag": []}
-    for positions, _ in games(limit, archive):
+    for positions, _, _ in games(limit, archive):
         side = np.array([p.to_play for p in positions], dtype=np.float64)
         for name, symmetries in (("raw_zigzag", 1), ("bagged_zigzag", 8)):
             value = network.predict(positions, symmetries=symmetries).value
@@ -149,16 +159,21 @@ def measure(network: Network, limit: int) -> dict:
     signs: list[bool] = []
     by_left: dict[str, list[bool]] = {name: [] for _, name in LEFT_BUCKETS}
     zigzag: list[float] = []
+    late_game: dict[str, list] = {"loser_ahead": [], "score_error": []}
     counted = 0
-    for positions, margin in games(limit):
+    for positions, margin, winner in games(limit):
         prediction = network.predict(positions)
         side = np.array([p.to_play for p in positions], dtype=np.float64)
         black_win = _black_win(prediction.value, side)
         zigzag.extend(_zigzag(black_win).tolist())
-        if margin is None or prediction.score_mean is None:
+        if prediction.score_mean is None:
+            continue
+        black_lead = prediction.score_mean * side
+        for name, values in _late_game(black_lead, margin, winner).items():
+            late_game[name].extend(values)
+        if margin is None:
             continue
         counted += 1
-        black_lead = prediction.score_mean * side
         for k in PHASES:
             if k < len(positions):
                 errors[k].append(abs(float(black_lead[k]) - margin))
@@ -174,7 +189,22 @@ def measure(network: Network, limit: int) -> dict:
                                   for k, v in errors.items()}
         figures["score_sign"] = round(float(np.mean(signs)), 4) if signs else None
         figures["sign_by_moves_left"] = _shares(by_left)
+    if late_game["loser_ahead"]:
+        figures["late_game"] = {"positions": len(late_game["loser_ahead"]),
+                                "loser_ahead": round(float(np.mean(late_game["loser_ahead"])), 4),
+                                "score_error": round(float(np.mean(late_game["score_error"])), 2)
+                                if late_game["score_error"] else None}
     return figures
+
+
+def _late_game(black_lead: np.ndarray, margin: float | None, winner: int) -> dict[str, list]:
+    """Return one game's late-game figures from Black's lead at each position (0..n moves): for
+    each of its last ``LATE`` positions, whether the lead shows the loser ahead by ``BIG_LEAD`` or
+    more (``loser_ahead``; none for a game without a winner) and, for a counted game (``margin``
+    not None), the lead's distance from the margin (``score_error``)."""
+    lead = black_lead[-LATE:]
+    return {"loser_ahead": (-winner * lead >= BIG_LEAD).tolist() if winner else [],
+            "score_error": np.abs(lead - margin).tolist() if margin is not None else []}
 
 
 def komi_response(network: Network, limit: int) -> dict | None:
@@ -184,7 +214,7 @@ def komi_response(network: Network, limit: int) -> dict | None:
     if empty.score_mean is None:
         return None
     slopes: list[float] = []
-    for positions, _ in games(limit):
+    for positions, _, _ in games(limit):
         sample = positions[::KOMI_EVERY]
         side = np.array([p.to_play for p in sample], dtype=np.float64)
         leads = []
@@ -204,7 +234,7 @@ def count(limit: int) -> dict[str, float | None]:
     from playouts) gives the recorded winner, at the positions ``measure`` signs, on the counted
     games among the first ``limit``."""
     by_left: dict[str, list[bool]] = {name: [] for _, name in LEFT_BUCKETS}
-    for positions, margin in games(limit):
+    for positions, margin, _ in games(limit):
         if margin is None:
             continue
         for k in _signed_moves(len(positions)):
