@@ -19,6 +19,8 @@ from analysis.nets import checkpoint
 from analysis.nets.inference import Network
 from analysis.nets.presets import build, get_preset
 from analysis.nets.registry import default_weights
+from analysis.nets.score_head import heads, name_score_head
+from analysis.nets.score_head import main as score_head_main
 from analysis.nets.zoo import WEIGHTS_DIR
 from analysis.sgf.results import result_margin
 from analysis.train.loop import TrainConfig
@@ -297,6 +299,30 @@ def test_a_shipped_file_names_the_score_head_its_lead_is_read_from(tmp_path: Pat
     assert lead(tmp_path / "shipped.pt", score_kind="distribution") == plain  # the caller's word wins
     with pytest.raises(ValueError, match="no 'ranked' score head in this network; its heads: gaussian, dis"):
         Network.from_checkpoint(tmp_path / "plain.pt", score_kind="ranked")
+
+
+def test_naming_a_files_score_head_changes_the_lead_read_and_nothing_else(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    torch.manual_seed(0)
+    path, plain = tmp_path / "net.pt", tmp_path / "policy.pt"
+    checkpoint.save(path, build(get_preset("golois-score-b6c96")), "golois-score-b6c96", samples=7)
+    checkpoint.save(plain, build(get_preset("golois-b4c48")), "golois-b4c48")
+    before = checkpoint.load(path)
+    assert heads(path) == ("distribution", ("gaussian", "distribution"))
+    assert score_head_main([str(path), "gaussian"]) == 0
+    assert "read from the gaussian head" in capsys.readouterr().out
+    after = checkpoint.load(path)
+    assert after["score_head"] == "gaussian" and after["samples"] == 7
+    assert all(torch.equal(after["model"][k], v) for k, v in before["model"].items())
+    assert Network.from_checkpoint(path).score_kind == "gaussian"
+    name_score_head(path, "distribution")
+    assert Network.from_checkpoint(path).score_kind == "distribution"
+    with pytest.raises(ValueError, match="no 'gaussian' score head"):
+        name_score_head(plain, "gaussian")
+    assert "score_head" not in checkpoint.load(plain)
+    assert score_head_main([str(plain)]) == 0 and "no score head" in capsys.readouterr().out
+    assert score_head_main([str(tmp_path / "missing.pt"), "gaussian"]) == 2
+    assert "missing.pt" in capsys.readouterr().err
 
 
 def test_with_exact_komi_the_score_heads_learn_the_margin_on_the_board() -> None:
