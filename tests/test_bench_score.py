@@ -131,11 +131,15 @@ def test_each_score_head_is_measured_and_the_one_read_is_marked(tmp_path: Path) 
     checkpoint.save(tmp_path / "named.pt", model, "golois-score-b6c96", score_head="gaussian")
     checkpoint.save(tmp_path / "policy.pt", build(get_preset("golois-b4c48")), "golois-b4c48")
     plain, named, policy = (str(tmp_path / n) for n in ("plain.pt", "named.pt", "policy.pt"))
-    assert score_heads(plain) == [(f"{plain} [gaussian]", "gaussian", False),
-                                  (f"{plain} [distribution]", "distribution", True)]
-    assert score_heads(named) == [(f"{named} [gaussian]", "gaussian", True),
-                                  (f"{named} [distribution]", "distribution", False)]
-    assert score_heads(policy) == [(policy, None, True)]
+
+    def heads(path: str) -> list[tuple[str, str, bool]]:
+        return score_heads(Network.from_checkpoint(path), path)
+
+    assert heads(plain) == [(f"{plain} [gaussian]", "gaussian", False),
+                            (f"{plain} [distribution]", "distribution", True)]
+    assert heads(named) == [(f"{named} [gaussian]", "gaussian", True),
+                            (f"{named} [distribution]", "distribution", False)]
+    assert heads(policy) == [(policy, "", True)]
 
 
 def test_games_give_the_winner_of_counted_and_resigned_records_only(tmp_path: Path) -> None:
@@ -160,3 +164,4 @@ def test_the_late_game_counts_leads_of_ten_points_for_the_loser_in_the_last_sixt
     assert _late_game(-black_lead, -2.5, -1)["loser_ahead"] == [False] * 60  # the winner's leads
     drawn = _late_game(black_lead, 0.0, 0)
     assert drawn == {"loser_ahead": [], "score_error": np.abs(black_lead[-60:]).tolist()}
+

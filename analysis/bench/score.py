@@ -337,18 +337,14 @@ def teacher_fit(network: Network, limit: int, labels: Path = TEACHER,
     return figures
 
 
-def score_heads(path: str) -> list[tuple[str, str | None, bool]]:
-    """Return how to measure the checkpoint at ``path``: (name, score head, whether its lead is read
-    from that head) for each head of a network with two (named ``path [head]``), else the one entry
-    (``path``, None: its own head or none, True).
-
-    Raises FileNotFoundError or CheckpointError as :meth:`Network.from_checkpoint` does.
-    """
-    shipped = Network.from_checkpoint(path)
-    kinds = shipped.config.score_kinds
+def score_heads(network: Network, path: str) -> list[tuple[str, str, bool]]:
+    """Return how to measure ``network``, loaded from ``path``: (name, score head, whether its lead
+    is read from that head) for each head of a network with two (named ``path [head]``), else the
+    one entry (``path``, the head it reads or "" for none, True)."""
+    kinds = network.config.score_kinds
     if len(kinds) < 2:
-        return [(path, None, True)]
-    return [(f"{path} [{kind}]", kind, kind == shipped.score_kind) for kind in kinds]
+        return [(path, network.score_kind, True)]
+    return [(f"{path} [{kind}]", kind, kind == network.score_kind) for kind in kinds]
 
 
 def run(quick: bool = False, network: list[str] | None = None, games: int = 300,
@@ -360,11 +356,13 @@ def run(quick: bool = False, network: list[str] | None = None, games: int = 300,
     limit = 10 if quick else games
     measured = {}
     for path in paths:
-        for name, kind, read in score_heads(path):
-            net = Network.from_checkpoint(path, score_kind=kind, dtype="float32")
+        net = Network.from_checkpoint(path, dtype="float32")
+        heads = score_heads(net, path)
+        for name, kind, read in heads:
+            net.score_kind = kind  # each head in turn, on the one loaded network
             measured[name] = {**measure(net, limit), "komi": komi_response(net, limit),
                               "teacher_fit": teacher_fit(net, 20 if quick else TEACHER_FIT_GAMES),
-                              **({"read": read} if kind else {})}
+                              **({"read": read} if len(heads) > 1 else {})}
             if search_visits:
                 searched = 1 if quick else search_games
                 measured[name]["review_zigzag"] = review_zigzag(net, search_visits, searched)
