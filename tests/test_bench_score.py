@@ -7,6 +7,7 @@ import zipfile
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from analysis.bench.score import (
     LATE,
@@ -14,6 +15,7 @@ from analysis.bench.score import (
     _zigzag,
     games,
     review_zigzag,
+    run,
     score_heads,
     teacher,
     teacher_fit,
@@ -165,3 +167,8 @@ def test_the_late_game_counts_leads_of_ten_points_for_the_loser_in_the_last_sixt
     drawn = _late_game(black_lead, 0.0, 0)
     assert drawn == {"loser_ahead": [], "score_error": np.abs(black_lead[-60:]).tolist()}
 
+
+def test_the_score_bench_refuses_a_network_without_a_value_head_before_measuring_any(tmp_path: Path) -> None:
+    checkpoint.save(tmp_path / "back.pt", build(get_preset("backpred-b4c48")), "backpred-b4c48")
+    with pytest.raises(ValueError, match=r"no value head to measure in .*back\.pt$"):
+        run(quick=True, network=[str(default_weights()), str(tmp_path / "back.pt")])

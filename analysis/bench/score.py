@@ -351,12 +351,19 @@ def run(quick: bool = False, network: list[str] | None = None, games: int = 300,
         search_visits: int = 0, search_games: int = 8) -> dict:
     """Return the figures of each network (default: the shipped default), by checkpoint path, and
     by score head (``path [kind]``) for a network with both, ``read`` true for the head its lead is
-    read from; with ``search_visits``, each network's ``review_zigzag`` too."""
+    read from; with ``search_visits``, each network's ``review_zigzag`` too.
+
+    Every network is loaded before any is measured.  Raises FileNotFoundError or CheckpointError
+    for a file that is not a checkpoint, ValueError for a network without a value head.
+    """
     paths = network or [str(default_weights())]
     limit = 10 if quick else games
+    networks = {path: Network.from_checkpoint(path, dtype="float32") for path in paths}  # bad files first
+    no_value = [path for path, net in networks.items() if not net.has_value]
+    if no_value:
+        raise ValueError(f"no value head to measure in {', '.join(no_value)}")
     measured = {}
-    for path in paths:
-        net = Network.from_checkpoint(path, dtype="float32")
+    for path, net in networks.items():
         heads = score_heads(net, path)
         for name, kind, read in heads:
             net.score_kind = kind  # each head in turn, on the one loaded network
