@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # One call on a lent GPU machine (README, "Training on a GPU"): build the board core, install the
-# carried wheels, run the GPU tests, measure the pipeline, then train until DEADLINE and copy
-# the state back under $OUT (at most 8 files of 16 MiB: report.txt, bench.json, log.csv and
-# last.pt's files).
+# carried wheels, run the GPU tests, measure the pipeline and the search, then train until DEADLINE and copy
+# the state back under $OUT (at most 8 files of 16 MiB: report.txt, bench.json, search.json,
+# log.csv and last.pt's files).
 #
 # Before the call, on this machine: pack the data into packed/ (train.pack.npz with the teacher,
 # validation.pack.npz), put the wheels the machine lacks in packed/wheels
@@ -30,6 +30,9 @@
 #   PRESET=darkforest-b11c192 PRESETS=darkforest-b11c192 RECIPE="--value-rate 0.0625"
 #   TRAIN_EXTRA="--init-from weights/darkforest.pt --lr 0.0002 --warmup-samples 100000" bash docs/gpu-burst.sh
 # (README: a deepened start needs the warmup)
+# The search part times the search (python -m analysis.bench mcts) with each of SEARCH_NETWORKS (shipped
+# names; their files must travel) into search.json, one JSON document after another: the visits/s a timed
+# search gives each net on this GPU.
 # PARTS picks what the call does (default "tests bench train"). Each part has a time limit of its
 # own, and the training takes what is left of DEADLINE seconds (counted from the script's start;
 # keep it some 20 s under the call's timeout_s) less SAVE_SECONDS for its last validation and save,
@@ -56,6 +59,8 @@ VARIANTS=${VARIANTS:---step-variants channels_last}
 RECIPE=${RECIPE:---teacher packed/train.pack.npz --value-rate 0.0625 --final-shows 8 --average-decay 0.9995 --consistency-weight 6 --value-weight 1}
 RESUME=${RESUME:-}
 TRAIN_EXTRA=${TRAIN_EXTRA:-}
+SEARCH_NETWORKS=${SEARCH_NETWORKS:-golois-score golois-score-b12c128}
+SEARCH_SECONDS=${SEARCH_SECONDS:-60}
 PARTS=${PARTS:-tests bench train}
 OUT=${OUT:?the folder whose files come back}
 RUN=$(mktemp -d)
@@ -73,6 +78,12 @@ if part bench; then
   timeout -s KILL "$BENCH_SECONDS" $PY -m analysis.bench train --json $BENCH_QUICK --pipeline-only \
       --presets "$PRESETS" --workers "$WORKERS" $VARIANTS > "$OUT/bench.json" 2>> "$OUT/report.txt" \
       || echo "bench: exit $?" >> "$OUT/report.txt"
+fi
+if part search; then
+  for net in $SEARCH_NETWORKS; do
+    timeout -s KILL "$SEARCH_SECONDS" $PY -m analysis.bench mcts --json --network "$net" >> "$OUT/search.json" \
+        2>> "$OUT/report.txt" || echo "search $net: exit $?" >> "$OUT/report.txt"
+  done
 fi
 if part train; then
   start=(--preset "$PRESET")

@@ -1,7 +1,8 @@
 """MCTS benchmark: search visits/s on 19x19 positions from real games against the raw network rate.
 
 The net is the default one (the default next-move network of this machine's device, else an
-untrained golois-b6c64, which costs exactly as much time).  For each position,
+untrained golois-b6c64, which costs exactly as much time), or the shipped one named by
+``--network`` (to compare two nets' visits/s on one device: what a timed search gives each).  For each position,
 in turn: the raw rate (input planes of a batch of real positions plus one
 forward pass, at the search's batch size), measured half before and half after
 a search of a fixed number of visits from that position, then the same search
@@ -23,8 +24,10 @@ from analysis.bench.nn import default_net
 from analysis.bench.positions import sample_positions
 from analysis.go.position import Position
 from analysis.mcts import Evaluator, NetEvaluator, Search, SearchConfig
-from analysis.nets import precision
+from analysis.nets import checkpoint, precision
 from analysis.nets.inference import Network
+from analysis.nets.registry import pick
+from analysis.nets.zoo import UnknownNetwork
 
 BATCH = 16
 
@@ -44,6 +47,28 @@ class CountingEvaluator:
         return self.inner.evaluate(positions)
 
 
+def add_arguments(parser) -> None:
+    """``--network NAME``: a shipped network that can search (default: this device's default)."""
+    parser.add_argument("--network", default=None,
+                        help="a shipped next-move network with a value head (default: this device's default)")
+
+
+def searching_net(name: str | None) -> tuple[torch.nn.Module, str]:
+    """Return (the net in eval mode, a description of its weights): the shipped network ``name``
+    for the search role, or :func:`default_net` when ``name`` is None.
+
+    Raises UnknownNetwork (a ValueError) for a name that is not a shipped next-move network with a
+    value head: a search needs one, and a bench must not measure another net in its place.
+    """
+    if name is None:
+        return default_net()
+    choice = pick(name, "search")
+    if choice.asked is not None:
+        raise UnknownNetwork(f"{name} cannot search: {choice.reason}")
+    model, data = checkpoint.load_model(choice.path)
+    return model.eval(), f"{data['preset']} from weights/{choice.path.name}"
+
+
 def raw_seconds(evaluator: NetEvaluator, positions: list[Position], batch: int, calls: int) -> float:
     """Return the seconds of ``calls`` uncached batches of ``batch`` real positions (planes + forward)."""
     t0 = time.perf_counter()
@@ -60,11 +85,12 @@ def search_seconds(evaluator: Evaluator, position: Position, visits: int, batch:
     return time.perf_counter() - t0
 
 
-def run(quick: bool = False) -> dict:
-    """Return visits/s of the search, raw positions/s of the net at the same batch size, and their ratio."""
+def run(quick: bool = False, network: str | None = None) -> dict:
+    """Return visits/s of the search, raw positions/s of the net (``network`` by name, else the
+    default) at the same batch size, and their ratio.  Raises as :func:`searching_net`."""
     count, visits = (3, 48) if quick else (12, 192)
+    model, weights = searching_net(network)
     positions = sample_positions(count)
-    model, weights = default_net()
     network = Network(model)
     uncached = NetEvaluator(network, cache_size=0)
     uncached.infer(positions[:BATCH])  # warm-up, and the choice of the dtype
@@ -86,6 +112,7 @@ def run(quick: bool = False) -> dict:
     hits = cached.cache.hits
     return {
         "net": weights,
+        "device": network.device.type,
         "threads": torch.get_num_threads(),
         "precision": precision.describe(network.dtype),
         "precision_reason": network.dtype_reason,

@@ -1,0 +1,24 @@
+"""The search bench measures the network it is asked for by name, and refuses one that cannot search."""
+
+from __future__ import annotations
+
+import pytest
+
+from analysis.bench import mcts
+from analysis.nets.zoo import UnknownNetwork
+
+
+def test_the_search_bench_measures_the_shipped_network_named():
+    figures = mcts.run(quick=True, network="golois-score-b12c128")
+    assert figures["net"] == "golois-score-b12c128 from weights/golois-score-b12c128.pt"
+    assert figures["search_visits_per_s"] > 0 and figures["raw_positions_per_s"] > 0
+
+
+def test_the_search_bench_refuses_a_network_that_cannot_search():
+    with pytest.raises(UnknownNetwork, match="backpred"):
+        mcts.searching_net("backpred")
+
+
+def test_the_search_bench_refuses_a_name_that_is_not_shipped():
+    with pytest.raises(UnknownNetwork, match="no-such-net"):
+        mcts.searching_net("no-such-net")
