@@ -2,8 +2,8 @@
 
 The net is the default one (the default next-move network of this machine's device, else an
 untrained golois-b6c64, which costs exactly as much time), or the shipped one named by
-``--network`` (to compare two nets' visits/s on one device: what a timed search gives each).  For each position,
-in turn: the raw rate (input planes of a batch of real positions plus one
+``--network`` (to compare two nets' visits/s on one device: what a timed search gives each).
+For each position, in turn: the raw rate (input planes of a batch of real positions plus one
 forward pass, at the search's batch size), measured half before and half after
 a search of a fixed number of visits from that position, then the same search
 with the default evaluation cache.  The machine is shared, so the median of
