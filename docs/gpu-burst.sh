@@ -32,7 +32,10 @@
 # (README: a deepened start needs the warmup)
 # The search part times the search (python -m analysis.bench mcts) with each of SEARCH_NETWORKS (shipped
 # names; their files must travel) into search.json, one JSON document after another: the visits/s a timed
-# search gives each net on this GPU.
+# search gives each net on this GPU. The bench samples its positions from the validation month's zip:
+# put a copy in packed/zip/ before the call, and the script copies it to ../shared/data there. On 2026-11-30 the bench
+# died there with a segmentation fault and no message (the same command runs on the CPU), so it
+# runs under -X faulthandler, which prints the Python stack of such a crash to report.txt.
 # PARTS picks what the call does (default "tests bench train"). Each part has a time limit of its
 # own, and the training takes what is left of DEADLINE seconds (counted from the script's start;
 # keep it some 20 s under the call's timeout_s) less SAVE_SECONDS for its last validation and save,
@@ -80,8 +83,10 @@ if part bench; then
       || echo "bench: exit $?" >> "$OUT/report.txt"
 fi
 if part search; then
+  validation=../shared/data/tygem-9d/validation
+  mkdir -p "$validation" && cp -n packed/zip/2011-12.zip "$validation"/ 2>> "$OUT/report.txt"
   for net in $SEARCH_NETWORKS; do
-    timeout -s KILL "$SEARCH_SECONDS" $PY -m analysis.bench mcts --json --network "$net" >> "$OUT/search.json" \
+    timeout -s KILL "$SEARCH_SECONDS" $PY -X faulthandler -m analysis.bench mcts --json --network "$net" >> "$OUT/search.json" \
         2>> "$OUT/report.txt" || echo "search $net: exit $?" >> "$OUT/report.txt"
   done
 fi

@@ -22,10 +22,11 @@ import torch
 from analysis.features import get_feature_set, symmetry
 from analysis.go.coords import from_gtp
 from analysis.go.position import Position
-from analysis.mcts import NetEvaluator, Search, SearchConfig
+from analysis.mcts import NetEvaluator, Search, SearchConfig, SearchResult
 from analysis.nets import checkpoint, precision
 from analysis.nets.golois import GoloisConfig, GoloisNet
 from analysis.nets.inference import Network
+from analysis.nets.registry import pick
 from analysis.train.averaging import WeightAverage
 from analysis.train.loop import ddp_backend, train
 from tests.test_pack import month  # noqa: F401  (a month's zip of every kind of game)
@@ -143,6 +144,28 @@ def test_a_search_on_cuda_in_the_gpus_dtype_returns_legal_analysis() -> None:
     evaluator = NetEvaluator(Network(tiny_net(), device="cuda"))
     result = Search(pos, evaluator, SearchConfig(batch_size=8)).run(max_visits=64)
     assert result.visits == 64 and pos.is_legal(result.best)
+    assert 0 <= result.winrate <= 1
+
+
+def searched_with_shipped_net(name: str, device: str) -> tuple[Position, SearchResult]:
+    """Return a 19x19 middle-game position and the result of a 192-visit search of it, at batch
+    16, by the shipped network ``name`` on ``device`` (what ``python -m analysis.bench mcts
+    --network NAME`` does)."""
+    pos = Position(19)
+    for vertex in ("Q16", "D4", "Q3", "D16", "R5", "C10", "O17", "Q10", "R14", "F17", "K4", "C6",
+                   "E3", "J16", "P4", "C14", "R9", "K17", "O3", "L3"):
+        pos.play(from_gtp(vertex, 19))
+    network = Network.from_checkpoint(pick(name, "search").path, device=device)
+    result = Search(pos, NetEvaluator(network), SearchConfig.analysis(batch_size=16)).run(max_visits=192)
+    return pos, result
+
+
+@pytest.mark.parametrize("name", ["golois-score", "golois-score-b12c128"])
+def test_a_search_on_cuda_with_a_shipped_net_on_19x19_returns_legal_analysis(name: str) -> None:
+    # the search bench died on an H200 on 2026-11-30 with a segmentation fault and no message, with
+    # these nets on 19x19 positions of real games; pytest's faulthandler prints where, should it again
+    pos, result = searched_with_shipped_net(name, "cuda")
+    assert result.visits == 192 and pos.is_legal(result.best)
     assert 0 <= result.winrate <= 1
 
 
