@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # One call on a lent GPU machine (README, "Training on a GPU"): build the board core, install the
-# carried wheels, run the GPU tests, measure the pipeline and the search, then train until DEADLINE and copy
-# the state back under $OUT (at most 8 files of 16 MiB: report.txt, bench.json, search.json,
-# log.csv and last.pt's files).
+# carried wheels, run the GPU tests, measure the pipeline and the search, then train until DEADLINE
+# and copy the state back under $OUT (at most 8 files of 16 MiB: report.txt, bench.json,
+# search.json, log.csv and last.pt's files).
 #
 # Before the call, on this machine: pack the data into packed/ (train.pack.npz with the teacher,
 # validation.pack.npz), put the wheels the machine lacks in packed/wheels
@@ -30,12 +30,13 @@
 #   PRESET=darkforest-b11c192 PRESETS=darkforest-b11c192 RECIPE="--value-rate 0.0625"
 #   TRAIN_EXTRA="--init-from weights/darkforest.pt --lr 0.0002 --warmup-samples 100000" bash docs/gpu-burst.sh
 # (README: a deepened start needs the warmup)
-# The search part times the search (python -m analysis.bench mcts) with each of SEARCH_NETWORKS (shipped
-# names; their files must travel) into search.json, one JSON document after another: the visits/s a timed
-# search gives each net on this GPU. The bench samples its positions from the validation month's zip:
-# put a copy in packed/zip/ before the call, and the script copies it to ../shared/data there. On 2026-11-30 the bench
-# died there with a segmentation fault and no message (the same command runs on the CPU), so it
-# runs under -X faulthandler, which prints the Python stack of such a crash to report.txt.
+# The search part times the search (python -m analysis.bench mcts) with each of SEARCH_NETWORKS
+# (shipped names; their files must travel) into search.json, one JSON document after another: the
+# visits/s a timed search gives each net on this GPU. The bench samples its positions from the
+# validation month's zip: put a copy in packed/zip/ before the call, and the script copies it to
+# ../shared/data there. On 2026-11-30 the bench died there with a segmentation fault and no message
+# (the same command runs on the CPU), so it runs under -X faulthandler, which prints the Python
+# stack of such a crash to report.txt.
 # PARTS picks what the call does (default "tests bench train"). Each part has a time limit of its
 # own, and the training takes what is left of DEADLINE seconds (counted from the script's start;
 # keep it some 20 s under the call's timeout_s) less SAVE_SECONDS for its last validation and save,

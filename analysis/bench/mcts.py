@@ -20,11 +20,11 @@ from collections.abc import Sequence
 import numpy as np
 import torch
 
-from analysis.bench.nn import default_net
+from analysis.bench.nn import default_net, shipped_net
 from analysis.bench.positions import sample_positions
 from analysis.go.position import Position
 from analysis.mcts import Evaluator, NetEvaluator, Search, SearchConfig
-from analysis.nets import checkpoint, precision
+from analysis.nets import precision
 from analysis.nets.inference import Network
 from analysis.nets.registry import pick
 from analysis.nets.zoo import UnknownNetwork
@@ -65,8 +65,7 @@ def searching_net(name: str | None) -> tuple[torch.nn.Module, str]:
     choice = pick(name, "search")
     if choice.asked is not None:
         raise UnknownNetwork(f"{name} cannot search: {choice.reason}")
-    model, data = checkpoint.load_model(choice.path)
-    return model.eval(), f"{data['preset']} from weights/{choice.path.name}"
+    return shipped_net(choice.path)
 
 
 def raw_seconds(evaluator: NetEvaluator, positions: list[Position], batch: int, calls: int) -> float:
@@ -91,11 +90,11 @@ def run(quick: bool = False, network: str | None = None) -> dict:
     count, visits = (3, 48) if quick else (12, 192)
     model, weights = searching_net(network)
     positions = sample_positions(count)
-    network = Network(model)
-    uncached = NetEvaluator(network, cache_size=0)
+    net = Network(model)
+    uncached = NetEvaluator(net, cache_size=0)
     uncached.infer(positions[:BATCH])  # warm-up, and the choice of the dtype
     counting = CountingEvaluator(uncached)
-    cached = NetEvaluator(network)
+    cached = NetEvaluator(net)
     calls = visits // BATCH // 2
     raw_time = search_time = cached_time = 0.0
     ratios = []
@@ -112,10 +111,10 @@ def run(quick: bool = False, network: str | None = None) -> dict:
     hits = cached.cache.hits
     return {
         "net": weights,
-        "device": network.device.type,
+        "device": net.device.type,
         "threads": torch.get_num_threads(),
-        "precision": precision.describe(network.dtype),
-        "precision_reason": network.dtype_reason,
+        "precision": precision.describe(net.dtype),
+        "precision_reason": net.dtype_reason,
         "board_size": 19,
         "positions": count,
         "visits_per_search": visits,

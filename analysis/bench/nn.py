@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import torch
 import torch.nn.functional as F
@@ -129,8 +130,14 @@ def default_net() -> tuple[nn.Module, str]:
         path = default_weights()
     except UnknownNetwork:
         return build(get_preset(PRESET)).eval(), f"{PRESET}, untrained"
+    return shipped_net(path)
+
+
+def shipped_net(path: Path) -> tuple[nn.Module, str]:
+    """Return (the net saved at ``path``, a shipped file of ``weights/``, in eval mode, a description
+    of its weights).  Raises FileNotFoundError or CheckpointError."""
     model, data = checkpoint.load_model(path)
-    return model, f"{data['preset']} from weights/{path.name}"
+    return model.eval(), f"{data['preset']} from weights/{path.name}"
 
 
 def inference_positions_per_s(model: nn.Module, in_planes: int, batch: int, dtype: str,
