@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from analysis.bench import mcts
+from analysis.bench.__main__ import main
 from analysis.nets.zoo import UnknownNetwork
 
 
@@ -22,3 +23,10 @@ def test_the_search_bench_refuses_a_network_that_cannot_search():
 def test_the_search_bench_refuses_a_name_that_is_not_shipped():
     with pytest.raises(UnknownNetwork, match="no-such-net"):
         mcts.searching_net("no-such-net")
+
+
+def test_the_bench_command_answers_a_network_that_cannot_search_with_a_clear_error(capsys):
+    with pytest.raises(SystemExit) as stopped:
+        main(["mcts", "--quick", "--network", "backpred"])
+    assert stopped.value.code == 2
+    assert "error: unknown next-move network 'backpred'" in capsys.readouterr().err

@@ -55,7 +55,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     options = {k: v for k, v in vars(args).items() if k not in ("name", "json", "quick")}
     started = time.time()
-    figures = module.run(quick=args.quick, **options)
+    try:
+        figures = module.run(quick=args.quick, **options)
+    except (ValueError, FileNotFoundError) as error:  # a bad --network and the like: no traceback
+        parser.error(str(error))
     report = {"bench": args.name, "date": time.strftime("%Y-%m-%d", time.gmtime(started)),
               "machine": machine(), **figures}
     if args.json:
