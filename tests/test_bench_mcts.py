@@ -6,9 +6,11 @@ import pytest
 
 from analysis.bench import mcts
 from analysis.bench.__main__ import main
+from analysis.bench.positions import VALIDATION
 from analysis.nets.zoo import UnknownNetwork
 
 
+@pytest.mark.skipif(not VALIDATION.exists(), reason=f"{VALIDATION} is not there")
 def test_the_search_bench_measures_the_shipped_network_named():
     figures = mcts.run(quick=True, network="golois-score-b12c128")
     assert figures["net"] == "golois-score-b12c128 from weights/golois-score-b12c128.pt"
