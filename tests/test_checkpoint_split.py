@@ -65,3 +65,16 @@ def test_a_run_saves_a_split_state_and_resumes_from_it(tmp_path: Path, games: Pa
     resumed = short_run(tmp_path, games, "next", str(tmp_path / "first" / "last.pt"), 48)
     train(replace(resumed, average_decay=0.5))
     assert checkpoint.load(tmp_path / "next" / "last.pt")["samples"] == 48
+
+
+def test_a_fingerprint_names_the_weights_whatever_the_file_and_covers_a_split_states_parts(
+        tmp_path: Path) -> None:
+    one, two, other = (tmp_path / d / "last.pt" for d in ("one", "two", "other"))
+    for path, weights in ((one, 5000), (two, 5000), (other, 5001)):
+        path.parent.mkdir()
+        write(path, state(weights), max_bytes=8000)
+    assert checkpoint.fingerprint(one) == checkpoint.fingerprint(two)
+    assert checkpoint.fingerprint(one) != checkpoint.fingerprint(other)  # the index holds each part's digest
+    assert len(checkpoint.fingerprint(one)) == len("sha256:") + checkpoint.FINGERPRINT_DIGITS
+    with pytest.raises(OSError):
+        checkpoint.fingerprint(tmp_path / "missing.pt")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import io
 import re
 import subprocess
@@ -180,6 +181,22 @@ def test_engine_process_exits_at_end_of_input() -> None:
     done = run_engine(b"name")
     assert done.returncode == 0
     assert done.stdout == b"= goweb\n\n"
+
+
+def test_version_names_the_network_the_bot_plays_with_and_its_weights_fingerprint() -> None:
+    def version(*options: str) -> str:
+        return run_engine(b"version\n", *options).stdout.decode()
+
+    def digest(path: Path) -> str:
+        return hashlib.sha256(path.read_bytes()).hexdigest()[:12]
+
+    assert version("--level", "rules") == "= 0.1\n\n"
+    policy = ROOT / "weights" / "policy.pt"
+    assert version("--level", "policy", "--network", "golois-score") == (
+        f"= 0.1 (golois-score policy.pt sha256:{digest(policy)})\n\n")
+    as_file = version("--level", "policy", "--weights", str(policy))
+    assert as_file == f"= 0.1 (policy.pt sha256:{digest(policy)})\n\n"
+    assert GtpEngine(network="x a.pt sha256:0123").respond("version") == "= 0.1 (x a.pt sha256:0123)\n\n"
 
 
 def test_engine_process_options_are_checked() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import sys
 import time
@@ -69,8 +70,11 @@ def test_match_against_gnugo_alternates_colours_and_saves_replayable_sgf(
     monkeypatch.chdir(ROOT)
     ours, gnugo = "python -m analysis.gtp --size 9 --seed 1", f"{GNUGO} --mode gtp --level 0"
     main(["--black", ours, "--white", gnugo, "--games", "2", "--size", "9", "--max-moves", "150",
-          "--sgf-dir", str(tmp_path), "--json"])
+          "--sgf-dir", str(tmp_path), "--log", str(tmp_path / "games.jsonl"), "--json"])
     summary = json.loads(capsys.readouterr().out)
+    for line in read_log([tmp_path / "games.jsonl"]):  # each engine says what it is: ours, its weights
+        assert re.fullmatch(r"goweb 0\.1 \([\w.-]+ [\w.-]+\.pt sha256:[0-9a-f]{12}\)", line["versions"]["A"])
+        assert line["versions"]["B"] == "GNU Go 3.8"
     games = summary["results"]
     assert [(g["black"], g["white"]) for g in games] == [("A", "B"), ("B", "A")]
     assert summary["games"] == 2
@@ -179,6 +183,7 @@ def test_parallel_tables_play_each_game_once_and_the_log_sums_to_the_same_summar
     assert sorted(p.name for p in tmp_path.glob("*.sgf")) == [f"game-00{n}.sgf" for n in range(3, 8)]
     logged = summarize_log(read_log([log_path]))
     assert (logged.games, logged.wins, logged.by_colour) == (5, {"A": 0, "B": 5}, summary.by_colour)
+    assert all(line["versions"] == {"A": "", "B": ""} for line in read_log([log_path]))  # they cannot say
     assert logged.moves == summary.moves
     assert sorted(r.number for r in logged.results) == [3, 4, 5, 6, 7]
 

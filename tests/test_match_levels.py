@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from analysis.bot.levels import LEVELS
-from analysis.match.levels import LevelRecord, level_of, level_records, measured_levels
+from analysis.match.levels import LevelRecord, level_of, level_records, measured_levels, todays_networks
+from analysis.nets.checkpoint import fingerprint
 
 GNUGO = "/usr/games/gnugo --mode gtp --level 10 --chinese-rules"
 
@@ -52,3 +53,36 @@ def test_the_logs_in_docs_measure_the_shipped_levels(tmp_path: Path) -> None:
     log.write_text("\n".join(json.dumps(game("python -m analysis.gtp --level rules", "B")) for _ in range(2)))
     assert measured_levels(tmp_path) == {"rules": LevelRecord("rules", games=2, wins=0)}
     assert measured_levels(tmp_path / "missing") == {}
+
+
+def played_with(level: str, winner: str, network: str | None) -> dict:
+    version = "goweb 0.1" + (f" (golois-score policy.pt {network})" if network else "")
+    versions = {"A": version, "B": "GNU Go 3.8"}
+    return {**game(f"python -m analysis.gtp --level {level}", winner), "versions": versions}
+
+
+def test_a_level_counts_only_its_games_with_todays_network_when_the_logs_hold_any() -> None:
+    records = [
+        game("python -m analysis.gtp --level policy", "B"),  # a line from before versions were logged
+        played_with("policy", "B", "sha256:aaaaaaaaaaaa"),  # an earlier network
+        played_with("policy", "A", "sha256:bbbbbbbbbbbb"),
+        played_with("policy", "A", "sha256:bbbbbbbbbbbb"),
+        played_with("mcts-50", "B", "sha256:aaaaaaaaaaaa"),
+        game("python -m analysis.gtp --level rules", "B"),
+    ]
+    today = {"policy": "sha256:bbbbbbbbbbbb", "mcts-50": "sha256:bbbbbbbbbbbb"}
+    measured = level_records(records, today)
+    assert measured["policy"] == LevelRecord("policy", games=2, wins=2, todays=True)
+    assert measured["mcts-50"] == LevelRecord("mcts-50", games=1, wins=0, todays=False)  # all it has
+    assert measured["rules"] == LevelRecord("rules", games=1, wins=0)  # no network: every game counts
+    assert measured["policy"].describe().endswith("on 19×19 with today's network")
+    assert measured["mcts-50"].describe().endswith("on 19×19 (none yet recorded with today's network)")
+    assert level_records(records)["policy"] == LevelRecord("policy", games=4, wins=2)  # no today: all
+
+
+def test_todays_networks_are_the_fingerprints_of_the_files_the_levels_play_with() -> None:
+    today = todays_networks("cpu")
+    assert "rules" not in today and today.keys() <= LEVELS.keys()
+    for name, network in today.items():
+        assert network == fingerprint(LEVELS[name].pick(19, "cpu").path)
+    assert today["darkforest-2s"] != today["policy"]  # a level with a network of its own

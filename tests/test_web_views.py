@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 import torch
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.utils.html import escape
 
 from analysis.bot.levels import LEVELS
 from analysis.features import get_feature_set
@@ -24,7 +25,7 @@ from analysis.nets.inference import Network
 from analysis.review.policy import SYMMETRIES
 from analysis.sgf import read_sgf
 from frontend.models import Analysis, Game
-from frontend.services import api, dispatch, engine, games
+from frontend.services import api, dispatch, engine, games, strength
 from tests.score_net import write_zoo
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -551,8 +552,10 @@ def test_the_review_shows_the_players_comments_not_an_earlier_analysis_of_this_s
 
 def test_each_level_says_how_strong_it_measured_against_gnugo_level_10(client) -> None:
     page = client.get("/new").content.decode()
-    assert "policy (hard): the policy network" in page  # 29 of 40 games in docs/matches
-    assert "hard: won 29 of 40 games (72%) against GNU Go level 10 on 19×19" in page
+    policy = strength.records()["policy"]  # docs/matches, read with the networks the levels play with
+    assert f"policy ({policy.word}): the policy network" in page
+    assert escape(policy.describe()) in page
+    assert policy.todays is not None  # it says whether today's network played them
     assert "rules (easy): " in page
     played = client.get(new_game(client, bot_level="mcts-2s")["Location"]).content.decode()
     assert re.search(r"bot: mcts-2s, <span id=\"bot-strength\">very hard: won \d+ of \d+ games", played)

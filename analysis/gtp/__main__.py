@@ -6,7 +6,7 @@ rules: 7.5 chinese, 6.5 japanese), ``--size`` (default 19), ``--seed`` (default 
 ``rules``), ``--network`` (a shipped network's name, ``weights/zoo.json``; default: the level's
 own, else its role's default on this machine's device, chosen by :mod:`analysis.nets.registry`
 as the web chooses, and written to stderr with the reason), ``--weights`` (a checkpoint file
-instead, used as it is), ``--resign-threshold`` (0 never
+instead, used as it is; ``version`` names the network and its fingerprint), ``--resign-threshold`` (0 never
 resigns) and ``--resign-moves`` (how many moves in a row it must stay below),
 ``--threads`` (torch's CPU threads, default 1: on two cores shared with a
 training run one thread searched 3.5 to 9 times faster than two, see BENCHMARKS.md).
@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 import torch
 
@@ -25,8 +26,8 @@ from analysis.bot.load import load_bot
 from analysis.go.coords import MAX_SIZE, MIN_SIZE
 from analysis.gtp.engine import RULES, GtpEngine
 from analysis.gtp.stream import read_lines
-from analysis.nets.checkpoint import CheckpointError
-from analysis.nets.registry import pick
+from analysis.nets.checkpoint import CheckpointError, fingerprint
+from analysis.nets.registry import Choice, pick
 from analysis.nets.zoo import UnknownNetwork
 
 
@@ -37,6 +38,15 @@ def default_level() -> str:
     except UnknownNetwork:
         return "rules"
     return "policy"
+
+
+def network_label(choice: Choice | None, weights: str | None) -> str:
+    """Return how ``version`` names the network: the shipped one's name, else nothing, then the
+    checkpoint file's name and fingerprint; "" for the level without a network."""
+    path = Path(weights) if weights else choice.path if choice else None
+    if path is None:
+        return ""
+    return " ".join([*([choice.name] if choice else []), path.name, fingerprint(path)])
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
@@ -92,7 +102,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         sys.exit(f"cannot load the network: {exc}")
     if choice is not None:
         print(f"network {choice.name} for {args.level}: {choice.reason}", file=sys.stderr)
-    engine = GtpEngine(rules=args.rules, komi=args.komi, size=args.size, seed=args.seed, bot=bot)
+    engine = GtpEngine(rules=args.rules, komi=args.komi, size=args.size, seed=args.seed, bot=bot,
+                       network=network_label(choice, args.weights))
     engine.serve(read_lines(sys.stdin.fileno()), sys.stdout)
 
 

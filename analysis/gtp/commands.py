@@ -45,8 +45,9 @@ def name(engine: GtpEngine, args: list[str]) -> str:
 
 
 def version(engine: GtpEngine, args: list[str]) -> str:
-    """Return the engine's version."""
-    return VERSION
+    """Return the engine's version and, in brackets, the network its bot plays with (name, file and
+    fingerprint), so that a match log or a GUI records which weights played."""
+    return f"{VERSION} ({engine.network})" if engine.network else VERSION
 
 
 def known_command(engine: GtpEngine, args: list[str]) -> str:

@@ -98,15 +98,19 @@ class GtpEngine:
         size: int = 19,
         seed: int = 0,
         bot: Bot | None = None,
+        network: str = "",
     ) -> None:
         """Start with an empty ``size`` board.
 
         ``rules`` is ``chinese`` (positional superko, area scoring) or ``japanese``
         (simple ko, territory scoring); ``komi`` defaults to 7.5 or 6.5 by rules.
-        ``bot`` plays genmove (default: the ``rules`` level, which needs no network).
+        ``bot`` plays genmove (default: the ``rules`` level, which needs no network); ``network``
+        says which network it plays with (its name, file and :func:`~analysis.nets.checkpoint.fingerprint`),
+        for ``version``.
         Raises ValueError for unknown rules and CoordinateError for a bad size.
         """
         self.bot = bot or Bot(get_level("rules"), seed=seed)
+        self.network = network
         if rules not in RULES:
             raise ValueError(f"unknown rules {rules!r}: expected one of {', '.join(RULES)}")
         self.rules = rules

@@ -43,7 +43,8 @@ def resolve_command(command: str) -> list[str]:
 class MatchEngine:
     """A named engine (``"A"`` or ``"B"``) given by its command line; use as a context manager.
 
-    ``move_seconds`` and ``moves`` add up the time of every answered genmove.
+    ``move_seconds`` and ``moves`` add up the time of every answered genmove; ``version`` is what
+    the running process says it is (its ``name`` and ``version`` replies, as "GNU Go 3.8").
     """
 
     def __init__(self, name: str, command: str, timeout: float = 60.0) -> None:
@@ -56,6 +57,7 @@ class MatchEngine:
         self.broken = False
         self.move_seconds = 0.0
         self.moves = 0
+        self.version = ""
         self._done: threading.Event | None = None  # of the last command, set once its reply is in
 
     def start(self) -> None:
@@ -68,6 +70,15 @@ class MatchEngine:
         self.close()
         self.client = GtpClient(self.argv)
         self.broken = False
+        self.version = self._ask_version()
+
+    def _ask_version(self) -> str:
+        """Return the engine's ``name`` and ``version`` replies joined by a space, "" when it
+        cannot say (an engine that fails them fails its game on the next command)."""
+        try:
+            return " ".join(filter(None, (self.send(command).strip() for command in ("name", "version"))))
+        except GtpError:
+            return ""
 
     def send(self, command: str, timeout: float | None = None) -> str:
         """Send one GTP command and return the reply text.

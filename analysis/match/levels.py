@@ -1,29 +1,44 @@
 """How strong each bot level measured: its games against GNU Go level 10 in the match logs.
 
 Every game of ``docs/matches/*.jsonl`` (:mod:`analysis.match.log`) whose engine ``A`` is our
-GTP engine at a level (``--level NAME``) and whose engine ``B`` is GNU Go at level 10 counts for
-that level, whatever network file it ran with (the logs follow the shipped network from one
-default to the next; BENCHMARKS.md tells them apart).  The games were 19x19, komi 7.5, Chinese
-rules.  A level's strength in a plain word (how hard it is to beat: easy to very hard) follows from
-its win rate against GNU Go level 10 (:data:`WORDS`).
+GTP engine at a level (``--level NAME``) and whose engine ``B`` is GNU Go at level 10 is a game of
+that level.  The games were 19x19, komi 7.5, Chinese rules.
+
+The logs follow the shipped networks from one default to the next.  A log line since 2026-11-30
+names the weights our engine played with (its ``version`` reply holds the checkpoint's
+:func:`~analysis.nets.checkpoint.fingerprint`).  Given the network each level plays with today
+(:func:`todays_networks`), a level's record counts only the games played with those weights when
+there are any, and says so; otherwise it counts all its games and says that none of them was
+recorded with today's network (BENCHMARKS.md tells the older lines apart).  A level's strength in
+a plain word (how hard it is to beat: easy to very hard) follows from its win rate against GNU Go
+level 10 (:data:`WORDS`).
 """
 
 from __future__ import annotations
 
 import re
 import shlex
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from analysis.bot.levels import LEVELS
 from analysis.match.log import read_log
+from analysis.nets.checkpoint import fingerprint
+from analysis.nets.zoo import UnknownNetwork
+
+if TYPE_CHECKING:
+    import torch
+
+    from analysis.nets.zoo import Zoo
 
 MATCH_DIR = Path(__file__).resolve().parents[2] / "docs" / "matches"
 # The least win rate against GNU Go level 10 (an amateur kyu player's strength) of each word for how
 # hard a level is to beat, hardest first.
 WORDS = ((0.8, "very hard"), (0.55, "hard"), (0.3, "medium"), (0.0, "easy"))
 _GNUGO_10 = re.compile(r"(^|/)gnugo\b.*--level[ =]10\b")
+_FINGERPRINT = re.compile(r"\bsha256:[0-9a-f]+")
 
 
 @dataclass(frozen=True)
@@ -34,6 +49,7 @@ class LevelRecord:
     games: int
     wins: int
     draws: int = 0
+    todays: bool | None = None  # the games were played with today's network (None: not known)
 
     @property
     def win_rate(self) -> float:
@@ -46,10 +62,13 @@ class LevelRecord:
         return next(word for least, word in WORDS if self.win_rate >= least)
 
     def describe(self) -> str:
-        """Return the record in words, as "hard: won 6 of 10 games (60%) against GNU Go level 10 on 19×19"."""
+        """Return the record in words, as "hard: won 6 of 10 games (60%) against GNU Go level 10 on
+        19×19", then "with today's network", or that no game was recorded with it, where that is known."""
         games = "1 game" if self.games == 1 else f"{self.games} games"
         won = f"won {self.wins} of {games} ({100 * self.win_rate:.0f}%)"
-        return f"{self.word}: {won} against GNU Go level 10 on 19×19"
+        played = {None: "", True: " with today's network",
+                  False: " (none yet recorded with today's network)"}[self.todays]
+        return f"{self.word}: {won} against GNU Go level 10 on 19×19{played}"
 
 
 def level_of(command: str) -> str | None:
@@ -61,26 +80,66 @@ def level_of(command: str) -> str | None:
     return words[words.index("--level") + 1]
 
 
-def level_records(records: Sequence[dict[str, Any]]) -> dict[str, LevelRecord]:
+def network_of(game: dict[str, Any]) -> str | None:
+    """Return the fingerprint of the weights our engine ``A`` played ``game`` with, from its
+    logged ``version`` reply; None for a line without one (before 2026-11-30) or a level without
+    a network."""
+    found = _FINGERPRINT.search(game.get("versions", {}).get("A", ""))
+    return found.group() if found else None
+
+
+def level_records(records: Sequence[dict[str, Any]],
+                  today: Mapping[str, str] | None = None) -> dict[str, LevelRecord]:
     """Return each level's record over the logged games ``records`` (:func:`analysis.match.log.read_log`)
-    that our engine ``A`` played at that level against GNU Go level 10 (engine ``B``)."""
-    tally: dict[str, list[int]] = {}
+    that our engine ``A`` played at that level against GNU Go level 10 (engine ``B``).
+
+    ``today`` maps a level to the fingerprint of the network it plays with today
+    (:func:`todays_networks`): such a level counts only its games with those weights when there
+    are any (``todays`` True), else all its games (``todays`` False).  A level ``today`` does not
+    name (the level without a network, or no ``today`` at all) counts all its games (``todays`` None).
+    """
+    games: dict[str, list[dict[str, Any]]] = {}
     for game in records:
         level = level_of(game["engines"]["A"])
-        if level is None or not _GNUGO_10.search(game["engines"]["B"]):
+        if level is not None and _GNUGO_10.search(game["engines"]["B"]):
+            games.setdefault(level, []).append(game)
+    return {level: _record(level, played, (today or {}).get(level)) for level, played in games.items()}
+
+
+def _record(level: str, games: list[dict[str, Any]], network: str | None) -> LevelRecord:
+    """Return the record of ``level``'s ``games``: those played with ``network`` if any."""
+    todays = None
+    if network is not None:
+        with_it = [g for g in games if network_of(g) == network]
+        todays = bool(with_it)
+        games = with_it or games
+    wins = sum(g["winner"] == "A" for g in games)
+    draws = sum(g["winner"] is None for g in games)
+    return LevelRecord(level, len(games), wins, draws, todays)
+
+
+def todays_networks(device: str | torch.device | None = None, zoo: Zoo | None = None) -> dict[str, str]:
+    """Return the fingerprint of the network each level plays with on 19x19 boards on ``device``
+    (:meth:`analysis.bot.levels.Level.pick` among ``zoo``'s networks); the level without a network,
+    and a level whose network is not shipped, are left out.  Raises OSError for an unreadable
+    checkpoint file."""
+    today = {}
+    for name, level in LEVELS.items():
+        try:
+            choice = level.pick(19, device, zoo)
+        except UnknownNetwork:
             continue
-        counts = tally.setdefault(level, [0, 0, 0])
-        counts[0] += 1
-        counts[1] += game["winner"] == "A"
-        counts[2] += game["winner"] is None
-    return {level: LevelRecord(level, *counts) for level, counts in tally.items()}
+        if choice is not None:
+            today[name] = fingerprint(choice.path)
+    return today
 
 
-def measured_levels(directory: Path = MATCH_DIR) -> dict[str, LevelRecord]:
+def measured_levels(directory: Path = MATCH_DIR,
+                    today: Mapping[str, str] | None = None) -> dict[str, LevelRecord]:
     """Return each level's record from the logs ``directory/*.jsonl`` (none when there is no such
-    directory).  Raises MatchLogError for a line that is not a game record, OSError for an
-    unreadable file."""
-    return level_records(read_log(_logs(directory)))
+    directory), counting as :func:`level_records` does with ``today``.  Raises MatchLogError for a
+    line that is not a game record, OSError for an unreadable file."""
+    return level_records(read_log(_logs(directory)), today)
 
 
 def _logs(directory: Path) -> Iterable[Path]:

@@ -6,8 +6,10 @@ the same log with ``--first-game`` (colours keep alternating by game number).
 ``python -m analysis.match.log FILE...`` prints the summary of every logged game.
 
 A line holds the :class:`GameResult` fields plus ``seconds`` and ``genmoves``:
-each engine's genmove time and count in that game, and ``engines``: the two
-command lines.
+each engine's genmove time and count in that game, ``engines``: the two
+command lines, and ``versions``: what each engine said it was (its GTP ``name`` and
+``version``; our engine's version names its network and the weights' fingerprint).  Lines
+written before 2026-11-30 have no ``versions``.
 """
 
 from __future__ import annotations
@@ -31,9 +33,10 @@ class MatchLogError(ValueError):
 
 
 def log_line(result: GameResult, engines: dict[str, str], seconds: dict[str, float],
-             genmoves: dict[str, int]) -> str:
+             genmoves: dict[str, int], versions: dict[str, str]) -> str:
     """Return the JSON line (without newline) that records one game."""
-    return json.dumps({**asdict(result), "engines": engines, "seconds": seconds, "genmoves": genmoves})
+    return json.dumps({**asdict(result), "engines": engines, "seconds": seconds, "genmoves": genmoves,
+                       "versions": versions})
 
 
 def append(stream: TextIO, line: str) -> None:

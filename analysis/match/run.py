@@ -41,7 +41,8 @@ class _Tables:
     match stops, and every finished game is recorded under one lock."""
 
     def __init__(self, engines: dict[str, str], numbers: range, config: GameConfig, timeout: float,
-                 referee: str | None, record: Callable[[GameResult, GameRecord, dict, dict], None]) -> None:
+                 referee: str | None,
+                 record: Callable[[GameResult, GameRecord, dict, dict, dict], None]) -> None:
         self.engines, self.config, self.timeout, self.referee = engines, config, timeout, referee
         self.numbers = iter(numbers)
         self.on_record = record
@@ -52,10 +53,10 @@ class _Tables:
         self.running: list[MatchEngine] = []
 
     def record(self, result: GameResult, game: GameRecord, seconds: dict[str, float],
-               genmoves: dict[str, int]) -> None:
+               genmoves: dict[str, int], versions: dict[str, str]) -> None:
         """Keep one game's result and its engines' thinking time, and pass it on."""
         with self.lock:
-            self.on_record(result, game, seconds, genmoves)
+            self.on_record(result, game, seconds, genmoves, versions)
             self.results.append(result)
             for name in self.engines:
                 self.timing[name][0] += seconds[name]
@@ -82,7 +83,8 @@ class _Tables:
                 if self.stop.is_set():
                     return
                 self.record(result, game, {e.name: e.move_seconds - before[e.name][0] for e in (a, b)},
-                            {e.name: e.moves - before[e.name][1] for e in (a, b)})
+                            {e.name: e.moves - before[e.name][1] for e in (a, b)},
+                            {e.name: e.version for e in (a, b)})
 
     def play(self, tables: int) -> None:
         """Play on ``tables`` tables at once; close every engine when done or when one table fails."""
@@ -129,11 +131,11 @@ def run_match(
     engines = {"A": black, "B": white}
 
     def record(result: GameResult, game: GameRecord, seconds: dict[str, float],
-               genmoves: dict[str, int]) -> None:
+               genmoves: dict[str, int], versions: dict[str, str]) -> None:
         if sgf_dir is not None:
             save_sgf(game, sgf_dir, result.number)
         if log is not None:
-            append(log, log_line(result, engines, seconds, genmoves))
+            append(log, log_line(result, engines, seconds, genmoves, versions))
         if on_game is not None:
             on_game(result)
 

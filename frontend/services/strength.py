@@ -1,14 +1,16 @@
 """How strong each bot level is, as the new-game form and the play page say it: its measured
 results against GNU Go level 10 (:mod:`analysis.match.levels`, from ``docs/matches``), read once
-per process, with its strength in a plain word."""
+per process, with its strength in a plain word.  A level counts the games played with the network
+it plays with on the site's device when the logs hold any, and says whether they were."""
 
 from __future__ import annotations
 
 import logging
 from functools import cache
 
-from analysis.match.levels import LevelRecord, measured_levels
+from analysis.match.levels import LevelRecord, measured_levels, todays_networks
 from analysis.match.log import MatchLogError
+from frontend.services import engine
 
 log = logging.getLogger(__name__)
 
@@ -16,9 +18,9 @@ log = logging.getLogger(__name__)
 @cache
 def records() -> dict[str, LevelRecord]:
     """Return each measured level's record; none (and a warning in the log) when the match logs
-    cannot be read, so that the levels stay playable."""
+    or the networks' files cannot be read, so that the levels stay playable."""
     try:
-        return measured_levels()
+        return measured_levels(today=todays_networks(engine.device(), engine.zoo()))
     except (OSError, MatchLogError) as e:
         log.warning("the match logs cannot be read, so no level says how strong it is: %s", e)
         return {}
