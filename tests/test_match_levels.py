@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from analysis.bot.levels import LEVELS
-from analysis.match.levels import LevelRecord, level_of, level_records, measured_levels, todays_networks
+from analysis.match.levels import LevelRecord, level_of, level_records, main, measured_levels, todays_networks
 from analysis.nets.checkpoint import fingerprint
 
 GNUGO = "/usr/games/gnugo --mode gtp --level 10 --chinese-rules"
@@ -86,3 +86,11 @@ def test_todays_networks_are_the_fingerprints_of_the_files_the_levels_play_with(
     for name, network in today.items():
         assert network == fingerprint(LEVELS[name].pick(19, "cpu").path)
     assert today["darkforest-2s"] != today["policy"]  # a level with a network of its own
+
+
+def test_the_command_prints_every_level_as_the_site_says_it(capsys: pytest.CaptureFixture[str]) -> None:
+    main([])
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split()[0] for line in lines] == list(LEVELS)
+    measured = measured_levels(today=todays_networks("cpu"))
+    assert lines[list(LEVELS).index("policy")].endswith(measured["policy"].describe())

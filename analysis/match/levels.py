@@ -12,19 +12,24 @@ there are any, and says so; otherwise it counts all its games and says that none
 recorded with today's network (BENCHMARKS.md tells the older lines apart).  A level's strength in
 a plain word (how hard it is to beat: easy to very hard) follows from its win rate against GNU Go
 level 10 (:data:`WORDS`).
+
+``python -m analysis.match.levels [--device KIND]`` prints each level's record as the site shows it
+on that device (default ``cpu``), from ``docs/matches``.
 """
 
 from __future__ import annotations
 
+import argparse
 import re
 import shlex
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from analysis.bot.levels import LEVELS
-from analysis.match.log import read_log
+from analysis.match.log import MatchLogError, read_log
 from analysis.nets.checkpoint import fingerprint
 from analysis.nets.zoo import UnknownNetwork
 
@@ -145,3 +150,24 @@ def measured_levels(directory: Path = MATCH_DIR,
 def _logs(directory: Path) -> Iterable[Path]:
     """Return the match logs in ``directory``, by name (none when it does not exist)."""
     return sorted(directory.glob("*.jsonl")) if directory.is_dir() else []
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Print each level's record, in the levels' order, counted with the networks they play with on
+    ``--device``; exits with a message when the logs cannot be read."""
+    parser = argparse.ArgumentParser(prog="python -m analysis.match.levels",
+                                     description="each bot level's record against GNU Go level 10")
+    parser.add_argument("--device", default="cpu", choices=("cpu", "cuda"),
+                        help="the device kind whose networks count (default cpu)")
+    args = parser.parse_args(argv)
+    try:
+        measured = measured_levels(today=todays_networks(args.device))
+    except (OSError, MatchLogError) as e:
+        sys.exit(f"cannot read the match logs: {e}")
+    for name in LEVELS:
+        record = measured.get(name)
+        print(f"{name:14} {record.describe() if record else 'not measured against GNU Go yet'}")
+
+
+if __name__ == "__main__":
+    main()
