@@ -39,6 +39,8 @@ import django
 
 django.setup()
 import goweb.asgi, goweb.urls, frontend.views, frontend.consumers, frontend.tasks, frontend.services.api
+from frontend.services import strength
+strength.records()  # the levels' records name the weights their networks are, without loading them
 print(json.dumps({"torch": "torch" in sys.modules}))
 from frontend.services import engine
 engine.network()

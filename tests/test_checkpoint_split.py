@@ -10,6 +10,7 @@ import torch
 
 from analysis.nets import checkpoint
 from analysis.nets.checkpoint import CheckpointError, write
+from analysis.nets.fingerprint import DIGITS, fingerprint
 from analysis.train.loop import train
 from tests.test_train import games, short_run  # noqa: F401  (games: the fixture of a few games)
 
@@ -73,8 +74,8 @@ def test_a_fingerprint_names_the_weights_whatever_the_file_and_covers_a_split_st
     for path, weights in ((one, 5000), (two, 5000), (other, 5001)):
         path.parent.mkdir()
         write(path, state(weights), max_bytes=8000)
-    assert checkpoint.fingerprint(one) == checkpoint.fingerprint(two)
-    assert checkpoint.fingerprint(one) != checkpoint.fingerprint(other)  # the index holds each part's digest
-    assert len(checkpoint.fingerprint(one)) == len("sha256:") + checkpoint.FINGERPRINT_DIGITS
+    assert fingerprint(one) == fingerprint(two)
+    assert fingerprint(one) != fingerprint(other)  # the index holds each part's digest
+    assert len(fingerprint(one)) == len("sha256:") + DIGITS
     with pytest.raises(OSError):
-        checkpoint.fingerprint(tmp_path / "missing.pt")
+        fingerprint(tmp_path / "missing.pt")

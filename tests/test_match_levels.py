@@ -9,7 +9,7 @@ import pytest
 
 from analysis.bot.levels import LEVELS
 from analysis.match.levels import LevelRecord, level_of, level_records, main, measured_levels, todays_networks
-from analysis.nets.checkpoint import fingerprint
+from analysis.nets.fingerprint import fingerprint
 
 GNUGO = "/usr/games/gnugo --mode gtp --level 10 --chinese-rules"
 

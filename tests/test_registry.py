@@ -191,3 +191,15 @@ def test_gtp_names_the_network_it_plays_with_and_refuses_an_unknown_one() -> Non
     bad = gtp("--network", "alphago")
     assert bad.returncode != 0
     assert "cannot load the network: unknown next-move network 'alphago'; known: " in bad.stderr
+
+
+def test_the_picking_kind_of_this_process_is_cpu_without_torch_while_no_default_names_another_kind(
+        tmp_path: Path) -> None:
+    assert registry.picking_kind("cuda:1") == "cuda" and registry.picking_kind("cpu") == "cpu"
+    assert registry.picking_kind(None) == "cpu"  # weights/zoo.json names cpu defaults only
+    code = ("import sys; from analysis.nets import registry; "
+            "print(registry.picking_kind(None), 'torch' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.stdout.split() == ["cpu", "False"]
+    by_device = Zoo(tmp_path, (), {"next": {"cpu": "small", "cuda": "big"}})
+    assert registry.picking_kind(None, by_device) == device_kind(None)  # this process's own, with torch

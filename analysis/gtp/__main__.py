@@ -26,7 +26,8 @@ from analysis.bot.load import load_bot
 from analysis.go.coords import MAX_SIZE, MIN_SIZE
 from analysis.gtp.engine import RULES, GtpEngine
 from analysis.gtp.stream import read_lines
-from analysis.nets.checkpoint import CheckpointError, fingerprint
+from analysis.nets.checkpoint import CheckpointError
+from analysis.nets.fingerprint import fingerprint
 from analysis.nets.registry import Choice, pick
 from analysis.nets.zoo import UnknownNetwork
 

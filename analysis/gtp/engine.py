@@ -105,7 +105,7 @@ class GtpEngine:
         ``rules`` is ``chinese`` (positional superko, area scoring) or ``japanese``
         (simple ko, territory scoring); ``komi`` defaults to 7.5 or 6.5 by rules.
         ``bot`` plays genmove (default: the ``rules`` level, which needs no network); ``network``
-        says which network it plays with (its name, file and :func:`~analysis.nets.checkpoint.fingerprint`),
+        says which network it plays with (its name, file and :func:`~analysis.nets.fingerprint.fingerprint`),
         for ``version``.
         Raises ValueError for unknown rules and CoordinateError for a bad size.
         """

@@ -6,7 +6,7 @@ that level.  The games were 19x19, komi 7.5, Chinese rules.
 
 The logs follow the shipped networks from one default to the next.  A log line since 2026-11-30
 names the weights our engine played with (its ``version`` reply holds the checkpoint's
-:func:`~analysis.nets.checkpoint.fingerprint`).  Given the network each level plays with today
+:func:`~analysis.nets.fingerprint.fingerprint`).  Given the network each level plays with today
 (:func:`todays_networks`), a level's record counts only the games played with those weights when
 there are any, and says so; otherwise it counts all its games and says that none of them was
 recorded with today's network (BENCHMARKS.md tells the older lines apart).  A level's strength in
@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from analysis.bot.levels import LEVELS
 from analysis.match.log import MatchLogError, read_log
-from analysis.nets.checkpoint import fingerprint
+from analysis.nets.fingerprint import fingerprint
 from analysis.nets.zoo import UnknownNetwork
 
 if TYPE_CHECKING:

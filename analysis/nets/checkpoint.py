@@ -121,22 +121,6 @@ def _joined(path: Path, index: list[dict]) -> dict:
     return data
 
 
-FINGERPRINT_DIGITS = 12
-
-
-def fingerprint(path: str | os.PathLike) -> str:
-    """Return ``sha256:`` and the first :data:`FINGERPRINT_DIGITS` hex digits of the SHA-256 of the
-    checkpoint file's bytes: which weights a file holds, whatever its name (a split checkpoint's
-    index names each part's SHA-256, so its own digest covers the parts).  Raises OSError for an
-    unreadable file.
-    """
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(2**20), b""):
-            digest.update(block)
-    return f"sha256:{digest.hexdigest()[:FINGERPRINT_DIGITS]}"
-
-
 SHIPPED_FIELDS = ("samples", "wall_seconds", "metrics", "score_head")
 
 

@@ -87,6 +87,17 @@ def device_kind(device: str | torch.device | None = None) -> str:
     return device.split(":", 1)[0] if isinstance(device, str) else device.type
 
 
+def picking_kind(device: str | torch.device | None = None, zoo: Zoo | None = None) -> str:
+    """Return the device kind whose networks ``zoo`` (default: ``weights/``) gives ``device``: its
+    :func:`device_kind`, except that for None (this process's own device), when no default names
+    a kind other than ``cpu``, it is ``cpu``: every kind then picks what ``cpu`` picks, and the
+    answer needs no torch (the web process names its levels' networks without loading one)."""
+    defaults = (zoo or shipped()).defaults
+    if device is None and all(by_kind.keys() <= {FALLBACK_KIND} for by_kind in defaults.values()):
+        return FALLBACK_KIND
+    return device_kind(device)
+
+
 def pick(
     name: str | None,
     role: str = "next",

@@ -10,6 +10,7 @@ from functools import cache
 
 from analysis.match.levels import LevelRecord, measured_levels, todays_networks
 from analysis.match.log import MatchLogError
+from analysis.nets.registry import picking_kind
 from frontend.services import engine
 
 log = logging.getLogger(__name__)
@@ -20,7 +21,9 @@ def records() -> dict[str, LevelRecord]:
     """Return each measured level's record; none (and a warning in the log) when the match logs
     or the networks' files cannot be read, so that the levels stay playable."""
     try:
-        return measured_levels(today=todays_networks(engine.device(), engine.zoo()))
+        shipped_here = engine.zoo()
+        kind = picking_kind(engine.device(), shipped_here)
+        return measured_levels(today=todays_networks(kind, shipped_here))
     except (OSError, MatchLogError) as e:
         log.warning("the match logs cannot be read, so no level says how strong it is: %s", e)
         return {}
