@@ -13,6 +13,9 @@ The position used by most tests, white to move (so "ours" is white):
 from __future__ import annotations
 
 import math
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -279,3 +282,34 @@ def test_batch_extraction_on_threads_equals_one_by_one() -> None:
         np.testing.assert_array_equal(batch[i], fs.extract(ctx))
     with pytest.raises(ValueError, match="one board size"):
         fs.extract_batch([FeatureContext(Position(9)), FeatureContext(Position(13))])
+
+
+SHARED_POSITIONS_IN_A_BATCH = """
+import numpy as np
+from analysis.features import FeatureContext, get_feature_set, registry
+from analysis.go.position import Position
+from tests.test_features import random_game
+
+registry.use_threads(8)
+positions = []
+for seed in range(6):
+    pos = Position(19)
+    for move in random_game(19, 160, seed):
+        pos.play(move)
+    positions.append(pos)
+golois = get_feature_set("golois")
+alone = [golois.extract(FeatureContext(p)) for p in positions]
+for _ in range(150):
+    batch = golois.extract_batch([FeatureContext(positions[i % 6]) for i in range(48)])
+    assert all(np.array_equal(batch[i], alone[i % 6]) for i in range(48))
+print("ok")
+"""
+
+
+def test_a_batch_that_holds_a_position_twice_is_extracted_on_many_threads_without_crashing() -> None:
+    # Two threads reading ladders on one Position's board at once crashed the process (the
+    # search bench on a 16-core GPU machine, and on 2 cores now and then): run it apart.
+    root = Path(__file__).resolve().parents[1]
+    done = subprocess.run([sys.executable, "-c", SHARED_POSITIONS_IN_A_BATCH], cwd=root,
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert (done.returncode, done.stdout.strip()) == (0, "ok"), done.stderr[-2000:]

@@ -113,8 +113,11 @@ class FeatureSet:
         """Return the inputs of many positions of one size, shape (N, num_planes, size, size).
 
         Positions are extracted on a pool of one thread per core; the board core
-        releases the GIL, so a batch runs on every core.  Each context must hold
-        its own Position.  Raises ValueError for mixed board sizes.
+        releases the GIL, so a batch runs on every core.  The contexts that share
+        one Position are extracted one after another on one thread: the board core
+        reads ladders by playing on the position's own board, and two threads doing
+        so at once crashed the process (a search batch can hold a position twice).
+        Raises ValueError for mixed board sizes.
         """
         if not contexts:
             raise ValueError("extract_batch needs at least one position")
@@ -125,10 +128,15 @@ class FeatureSet:
 
         pool = _pool(os.getpid())
         workers = pool._max_workers
+        sharing: dict[int, list[int]] = {}  # id of a Position -> the indices of its contexts
+        for i, ctx in enumerate(contexts):
+            sharing.setdefault(id(ctx.position), []).append(i)
+        jobs = list(sharing.values())
 
         def chunk(k: int) -> None:
-            for i in range(k, len(contexts), workers):
-                self.extract_into(contexts[i], out[i])
+            for job in jobs[k::workers]:
+                for i in job:
+                    self.extract_into(contexts[i], out[i])
 
         list(pool.map(chunk, range(workers)))
         return out
