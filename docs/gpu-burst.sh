@@ -34,9 +34,10 @@
 # (shipped names; their files must travel) into search.json, one JSON document after another: the
 # visits/s a timed search gives each net on this GPU. The bench samples its positions from the
 # validation month's zip: put a copy in packed/zip/ before the call, and the script copies it to
-# ../shared/data there. On 2026-11-30 the bench died there with a segmentation fault and no message
-# (the same command runs on the CPU), so it runs under -X faulthandler, which prints the Python
-# stack of such a crash to report.txt.
+# ../shared/data there. On 2026-11-30 the bench died there with a segmentation fault and no message:
+# two of the plane extraction's threads read ladders on one position's board at once (fixed the
+# same day, BENCHMARKS). It still runs under -X faulthandler, which prints the Python stack of such
+# a crash to report.txt.
 # PARTS picks what the call does (default "tests bench train"). Each part has a time limit of its
 # own, and the training takes what is left of DEADLINE seconds (counted from the script's start;
 # keep it some 20 s under the call's timeout_s) less SAVE_SECONDS for its last validation and save,

@@ -163,7 +163,8 @@ def searched_with_shipped_net(name: str, device: str) -> tuple[Position, SearchR
 @pytest.mark.parametrize("name", ["golois-score", "golois-score-b12c128"])
 def test_a_search_on_cuda_with_a_shipped_net_on_19x19_returns_legal_analysis(name: str) -> None:
     # the search bench died on an H200 on 2026-11-30 with a segmentation fault and no message, with
-    # these nets on 19x19 positions of real games; pytest's faulthandler prints where, should it again
+    # these nets on 19x19 positions of real games (two threads reading ladders on one board, fixed
+    # in the feature extraction); pytest's faulthandler prints where, should it crash again
     pos, result = searched_with_shipped_net(name, "cuda")
     assert result.visits == 192 and pos.is_legal(result.best)
     assert 0 <= result.winrate <= 1
