@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from analysis.bot.levels import LEVELS
 from analysis.match.log import MatchLogError, read_log
-from analysis.nets.fingerprint import fingerprint
+from analysis.nets.fingerprint import find, fingerprint
 from analysis.nets.zoo import UnknownNetwork
 
 if TYPE_CHECKING:
@@ -43,7 +43,7 @@ MATCH_DIR = Path(__file__).resolve().parents[2] / "docs" / "matches"
 # hard a level is to beat, hardest first.
 WORDS = ((0.8, "very hard"), (0.55, "hard"), (0.3, "medium"), (0.0, "easy"))
 _GNUGO_10 = re.compile(r"(^|/)gnugo\b.*--level[ =]10\b")
-_FINGERPRINT = re.compile(r"\bsha256:[0-9a-f]+")
+NOT_MEASURED = "not measured against GNU Go yet"  # what a level without games says
 
 
 @dataclass(frozen=True)
@@ -89,8 +89,7 @@ def network_of(game: dict[str, Any]) -> str | None:
     """Return the fingerprint of the weights our engine ``A`` played ``game`` with, from its
     logged ``version`` reply; None for a line without one (before 2026-11-30) or a level without
     a network."""
-    found = _FINGERPRINT.search(game.get("versions", {}).get("A", ""))
-    return found.group() if found else None
+    return find(game.get("versions", {}).get("A", ""))
 
 
 def level_records(records: Sequence[dict[str, Any]],
@@ -166,7 +165,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         sys.exit(f"cannot read the match logs: {e}")
     for name in LEVELS:
         record = measured.get(name)
-        print(f"{name:14} {record.describe() if record else 'not measured against GNU Go yet'}")
+        print(f"{name:14} {record.describe() if record else NOT_MEASURED}")
 
 
 if __name__ == "__main__":

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 
 DIGITS = 12
+_FOUND = re.compile(r"\bsha256:[0-9a-f]+")
 
 
 def fingerprint(path: str | os.PathLike) -> str:
@@ -22,3 +24,9 @@ def fingerprint(path: str | os.PathLike) -> str:
         for block in iter(lambda: f.read(2**20), b""):
             digest.update(block)
     return f"sha256:{digest.hexdigest()[:DIGITS]}"
+
+
+def find(text: str) -> str | None:
+    """Return the first fingerprint written in ``text`` (as a GTP ``version`` reply names one), or None."""
+    found = _FOUND.search(text)
+    return found.group() if found else None

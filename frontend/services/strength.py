@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 from functools import cache
 
-from analysis.match.levels import LevelRecord, measured_levels, todays_networks
+from analysis.match.levels import NOT_MEASURED, LevelRecord, measured_levels, todays_networks
 from analysis.match.log import MatchLogError
 from analysis.nets.registry import picking_kind
 from frontend.services import engine
@@ -39,4 +39,4 @@ def describe(level: str) -> str:
     """Return ``level``'s measured strength in words ("hard: won 6 of 10 games (60%) against GNU Go
     level 10 on 19×19"), or that it has not been measured against GNU Go."""
     record = records().get(level)
-    return record.describe() if record else "not measured against GNU Go yet"
+    return record.describe() if record else NOT_MEASURED
