@@ -2,7 +2,8 @@
 # One call on a lent GPU machine (README, "Training on a GPU"): build the board core, install the
 # carried wheels, run the GPU tests, measure the pipeline and the search, then train until DEADLINE
 # and copy the state back under $OUT (at most 8 files of 16 MiB: report.txt, bench.json,
-# search.json, log.csv and last.pt's files).
+# search.json, match.jsonl, log.csv and last.pt's four files; so a call that trains runs at most
+# two of bench, search and match).
 #
 # Before the call, on this machine: pack the data into packed/ (train.pack.npz with the teacher,
 # validation.pack.npz), put the wheels the machine lacks in packed/wheels
@@ -38,6 +39,14 @@
 # two of the plane extraction's threads read ladders on one position's board at once (fixed the
 # same day, BENCHMARKS). It still runs under -X faulthandler, which prints the Python stack of such
 # a crash to report.txt.
+# The match part plays MATCH_NETWORKS' first net (A, black in the odd games) against its second at
+# MATCH_LEVEL, on MATCH_JOBS tables at once (each engine in its own process on the GPU), for
+# MATCH_SECONDS at most, into match.jsonl: the equal-time match that chooses the GPU's default
+# (README, "Training on a GPU", step 5). The machine has no GNU Go, so the games are counted by the
+# engines and, where they disagree, by our own count (no --referee). MATCH_GAMES (default
+# MATCH_JOBS) games start together, so colours stay balanced; a game still running when the time is
+# up is not counted, and the report says how many were (the long ones, so it is a bias to state).
+# For example, the match alone: PARTS="match" MATCH_SECONDS=540 DEADLINE=560 bash docs/gpu-burst.sh
 # PARTS picks what the call does (default "tests bench train"). Each part has a time limit of its
 # own, and the training takes what is left of DEADLINE seconds (counted from the script's start;
 # keep it some 20 s under the call's timeout_s) less SAVE_SECONDS for its last validation and save,
@@ -66,12 +75,17 @@ RESUME=${RESUME:-}
 TRAIN_EXTRA=${TRAIN_EXTRA:-}
 SEARCH_NETWORKS=${SEARCH_NETWORKS:-golois-score golois-score-b12c128}
 SEARCH_SECONDS=${SEARCH_SECONDS:-60}
+MATCH_NETWORKS=${MATCH_NETWORKS:-golois-score-b12c128 golois-score}
+MATCH_LEVEL=${MATCH_LEVEL:-mcts-2s}
+MATCH_JOBS=${MATCH_JOBS:-16}
+MATCH_GAMES=${MATCH_GAMES:-$MATCH_JOBS}
+MATCH_SECONDS=${MATCH_SECONDS:-420}
 PARTS=${PARTS:-tests bench train}
 OUT=${OUT:?the folder whose files come back}
 RUN=$(mktemp -d)
 
 $PY setup.py -q build_ext --inplace > /dev/null
-$PY -m pip install -q --no-index --no-deps packed/wheels/*.whl 2>&1 | grep -v WARNING
+ls packed/wheels/*.whl > /dev/null 2>&1 && $PY -m pip install -q --no-index --no-deps packed/wheels/*.whl 2>&1 | grep -v WARNING
 { nvidia-smi --query-gpu=name,memory.total --format=csv,noheader; date -u; } > "$OUT/report.txt" 2>&1
 part() { case " $PARTS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 if part tests; then
@@ -91,6 +105,16 @@ if part search; then
     timeout -s KILL "$SEARCH_SECONDS" $PY -X faulthandler -m analysis.bench mcts --json --network "$net" >> "$OUT/search.json" \
         2>> "$OUT/report.txt" || echo "search $net: exit $?" >> "$OUT/report.txt"
   done
+fi
+if part match; then
+  read -r net_a net_b <<< "$MATCH_NETWORKS"
+  gtp="$PY -m analysis.gtp --level $MATCH_LEVEL --network"
+  timeout -s TERM "$MATCH_SECONDS" $PY -m analysis.match --black "$gtp $net_a" --white "$gtp $net_b" \
+      --games "$MATCH_GAMES" --jobs "$MATCH_JOBS" --timeout 120 --log "$OUT/match.jsonl" > /dev/null \
+      2>> "$OUT/report.txt" || echo "match: exit $?" >> "$OUT/report.txt"
+  finished=$(cat "$OUT/match.jsonl" 2>/dev/null | wc -l)
+  echo "match: $finished of $MATCH_GAMES games finished in ${MATCH_SECONDS}s (A $net_a, B $net_b)" >> "$OUT/report.txt"
+  [ "$finished" -gt 0 ] && $PY -m analysis.match.log "$OUT/match.jsonl" | tee -a "$OUT/report.txt"
 fi
 if part train; then
   start=(--preset "$PRESET")
