@@ -8,7 +8,8 @@
 # Before the call, on this machine: pack the data into packed/ (train.pack.npz with the teacher,
 # validation.pack.npz), put the wheels the machine lacks in packed/wheels
 # (pip download --no-deps -d packed/wheels sgfmill: the machine has pytest), and move the
-# weights the run does not need out of the tree (it travels capped at 64 MiB). Then, for example:
+# weights the run does not need out of the tree (it travels capped at 64 MiB): `bash
+# docs/gpu-prepare.sh prepare` does all three, and `restore` undoes the last after the call. Then:
 #   run(command="TRAIN_EXTRA='--init-from weights/policy.pt --lr 0.0005' bash docs/gpu-burst.sh",
 #       carry=["packed"], timeout_s=570)
 # (the first burst: the default widened to golois-score-b12c128, README), then
