@@ -53,7 +53,8 @@ def _tree_to_shrink(root: Path, weights_mib: int) -> None:
                  "zip/2011-12.zip"):
         (root / "packed" / name).parent.mkdir(parents=True, exist_ok=True)
         (root / "packed" / name).write_bytes(b"x" * 1024)
-    for command in (["init", "-q"], ["add", "-A"], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "t"]):
+    commit = ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "t"]
+    for command in (["init", "-q"], ["add", "-A"], commit):
         subprocess.run(["git", *command], cwd=root, check=True)
 
 
@@ -62,7 +63,8 @@ def _prepare(root: Path, step: str, stash: Path) -> subprocess.CompletedProcess[
                           timeout=60, env={**os.environ, "STASH": str(stash), "PY": sys.executable})
 
 
-def test_prepare_leaves_only_the_kept_weights_in_the_tree_and_restore_puts_the_rest_back(tmp_path: Path) -> None:
+def test_prepare_leaves_only_the_kept_weights_in_the_tree_and_restore_puts_the_rest_back(
+        tmp_path: Path) -> None:
     root, stash = tmp_path / "repo", tmp_path / "stash"
     root.mkdir()
     _tree_to_shrink(root, 2)
@@ -73,7 +75,8 @@ def test_prepare_leaves_only_the_kept_weights_in_the_tree_and_restore_puts_the_r
     assert "the tree that travels: 4 MiB of 64" in prepared.stdout
     restored = _prepare(root, "restore", stash)
     assert restored.returncode == 0, restored.stderr
-    assert subprocess.run(["git", "status", "--porcelain"], cwd=root, capture_output=True, text=True).stdout == ""
+    status = subprocess.run(["git", "status", "--porcelain"], cwd=root, capture_output=True, text=True)
+    assert status.stdout == ""
     assert not stash.exists()
 
 
