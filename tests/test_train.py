@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import math
+import multiprocessing
 import os
 import signal
 import subprocess
@@ -548,6 +550,20 @@ def test_sigterm_to_the_whole_process_group_stops_a_run_with_loader_processes_cl
     finally:
         run.kill()
     assert checkpoint.load(tmp_path / "run" / "last.pt")["samples"] > 0
+
+
+def test_a_run_ends_its_loader_processes_as_it_returns(tmp_path: Path, games: Path) -> None:
+    """The loader's worker processes end when :func:`train` returns, not at a later garbage
+    collection: a loop that held a reference to itself kept them running, and a run stopped by a
+    SIGTERM to its process group then hung at exit (the test above)."""
+    before = set(multiprocessing.active_children())
+    gc.disable()  # only reference counting frees the loop: what a cycle would keep alive stays
+    try:
+        train(replace(short_run(tmp_path, games, "run", None, 32), workers=2))
+        assert set(multiprocessing.active_children()) - before == set()
+    finally:
+        gc.enable()
+        gc.collect()  # a loop in a cycle is freed here, so that its workers end with the test
 
 
 def test_back_prediction_samples_target_the_previous_move_among_the_opponents_stones(games: Path) -> None:

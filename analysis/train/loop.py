@@ -27,7 +27,7 @@ import os
 import random
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -503,96 +503,135 @@ def train(cfg: TrainConfig) -> dict:
     if distributed and not dist.is_initialized():
         local_ranks = int(os.environ.get("LOCAL_WORLD_SIZE", os.environ["WORLD_SIZE"]))
         dist.init_process_group(ddp_backend(cfg.ddp_backend, device, local_ranks))
-    rank = _rank()
-    torch.manual_seed(cfg.seed + rank)
-    random.seed(cfg.seed + rank)
-    run = _start(cfg, device)
-    model, optimizer, schedule, average = run.model, run.optimizer, run.schedule, run.average
-    samples, metrics = run.samples, run.metrics
-    net = trainer(model, cfg, device, distributed)
+    torch.manual_seed(cfg.seed + _rank())
+    random.seed(cfg.seed + _rank())
+    return _Loop(cfg, _start(cfg, device), device, distributed, began).train()
 
-    ranks = _Ranks(distributed)
-    world = ranks.world
-    ladder = ladders.load_or_build(cfg.data, cfg.ladder_games) if cfg.ladder_set else None
-    if ladder is not None and rank == 0:
-        print(ladder.describe(), file=sys.stderr, flush=True)
-    options = stream_options(cfg)
-    start, afresh = stream_start(cfg, options, run.stream, rank, world, samples)
-    if afresh and rank == 0:
-        print(f"the data stream starts afresh: {afresh}", file=sys.stderr, flush=True)
-    place = StreamPlace(start, options)
-    stream = TrainingStream(cfg, run.config, start, ladder=ladder.examples("train") if ladder else None)
-    batches = iter(batch_loader(stream, device))
-    first = next(batches)
-    place.took(first)
-    dtype = training_dtype(net, first, cfg, run.state)
-    run_dir = Path(cfg.run_dir)
-    log = CsvLog(run_dir / "log.csv")
-    validator = _validator(cfg, run.config, ladder) if rank == 0 else None
-    calibrated = None if rank else calibration(cfg.data, run.config)
-    validation = None if validator is None else _Validation(
-        validator, cfg.validate_every, samples, metrics.get("top1", -1.0), log, run_dir, run.preset,
-        calibrated)
-    if rank == 0:
-        run_dir.mkdir(parents=True, exist_ok=True)
-    progress = _Progress(log, cfg.batch_size * world, rank == 0 and cfg.progress)
-    started = last_ckpt = time.time()
 
-    def wall() -> float:
-        return run.wall + time.time() - started
+class _Clock:
+    """A run's wall seconds: those of the runs it resumed (``before``), and this one's since setup."""
 
-    steps = _Steps(schedule, progress, wall, run.steps)
+    def __init__(self, before: float) -> None:
+        self.before, self.started = before, time.time()
 
-    def save_checkpoint() -> None:
-        streams = ranks.gather(place.saved())
-        if rank:
+    def __call__(self) -> float:
+        return self.before + time.time() - self.started
+
+
+class _Loop:
+    """One run from its first batch to its last save: the stream, the steps, the validations, the
+    checkpoints and the decision to stop, on this rank (rank 0 validates, logs and saves).  Nothing
+    it holds refers back to it, so that the loader's processes end as soon as :func:`train` returns."""
+
+    def __init__(self, cfg: TrainConfig, run: _Run, device: torch.device, distributed: bool,
+                 began: float) -> None:
+        self.cfg, self.run, self.device, self.distributed, self.began = cfg, run, device, distributed, began
+        self.rank = _rank()
+        self.samples, self.metrics = run.samples, run.metrics
+        self.net = trainer(run.model, cfg, device, distributed)
+        self.ranks = _Ranks(distributed)
+        ladder = ladders.load_or_build(cfg.data, cfg.ladder_games) if cfg.ladder_set else None
+        if ladder is not None and self.rank == 0:
+            print(ladder.describe(), file=sys.stderr, flush=True)
+        self.place, self.batches = self._stream(ladder)
+        self.first = next(self.batches)
+        self.place.took(self.first)
+        self.dtype = training_dtype(self.net, self.first, cfg, run.state)
+        self.run_dir = Path(cfg.run_dir)
+        log = CsvLog(self.run_dir / "log.csv")
+        validator = _validator(cfg, run.config, ladder) if self.rank == 0 else None
+        self.calibrated = None if self.rank else calibration(cfg.data, run.config)
+        self.validation = None if validator is None else _Validation(
+            validator, cfg.validate_every, self.samples, self.metrics.get("top1", -1.0), log, self.run_dir,
+            run.preset, self.calibrated)
+        if self.rank == 0:
+            self.run_dir.mkdir(parents=True, exist_ok=True)
+        progress = _Progress(log, cfg.batch_size * self.ranks.world, self.rank == 0 and cfg.progress)
+        self.wall = _Clock(run.wall)
+        self.last_checkpoint = time.time()
+        self.steps = _Steps(run.schedule, progress, self.wall, run.steps)
+
+    def _stream(self, ladder: ladders.LadderSet | None) -> tuple[StreamPlace, Iterator[dict]]:
+        """Return where this rank's stream stands and its batches on the device: resumed where the
+        run's state left it, or afresh (and why, on stderr)."""
+        options = stream_options(self.cfg)
+        start, afresh = stream_start(self.cfg, options, self.run.stream, self.rank, self.ranks.world,
+                                     self.samples)
+        if afresh and self.rank == 0:
+            print(f"the data stream starts afresh: {afresh}", file=sys.stderr, flush=True)
+        stream = TrainingStream(self.cfg, self.run.config, start,
+                                ladder=ladder.examples("train") if ladder else None)
+        return StreamPlace(start, options), iter(batch_loader(stream, self.device))
+
+    def train(self) -> dict:
+        """Step until the run ends (see :func:`train`), validate and save; return the last metrics."""
+        self.net.train()
+        with stop_on_sigterm() as stop:
+            batch = self.first
+            while True:
+                self._step(batch)
+                if self._ended(stop.requested):
+                    break
+                batch = next(self.batches)
+                self.place.took(batch)
+        if self.validation is not None:
+            self.metrics = self._validate()
+        self._save()
+        if self.distributed:
+            dist.barrier()
+        return self.metrics
+
+    def _step(self, batch: dict) -> None:
+        """Take one step on ``batch`` at the schedule's rate, update the average and the counters,
+        and validate when one is due."""
+        run, count = self.run, len(batch["moves"]) * self.ranks.world
+        for group in run.optimizer.param_groups:
+            group["lr"] = run.schedule.rate_at(self.samples + count)
+        parts = train_step(self.net, run.optimizer, batch, self.cfg, self.dtype)
+        if run.average is not None:
+            run.average.update(run.model)
+        self.samples += count
+        self.steps.add(parts, count, self.samples)
+        if self.validation is not None and self.validation.due(self.samples):
+            self.metrics = self._validate()
+
+    def _ended(self, requested: bool) -> bool:
+        """Return whether the run ends here (a SIGTERM ``requested``, or a limit reached, on any
+        rank); when it goes on, save a checkpoint if one is due."""
+        cfg, now = self.cfg, time.time()
+        ended, due = self.ranks.agree(
+            requested or bool(cfg.max_samples and self.samples >= cfg.max_samples)
+            or bool(cfg.max_minutes and now - self.began >= cfg.max_minutes * 60),
+            self.rank == 0 and now - self.last_checkpoint > cfg.checkpoint_minutes * 60)
+        if due and not ended:
+            self._save()
+            self.last_checkpoint = now
+        return ended
+
+    def _validate(self) -> dict:
+        """Validate the model (and its average) at this rank's samples; return the model's metrics."""
+        return self.validation.run(self.run.model, self.dtype, self.samples, self.wall(),
+                                   self.run.schedule.rate_at(self.samples), self.run.average)
+
+    def _save(self) -> None:
+        """Save ``last.pt`` (every rank's stream place gathered into it) and, with an average,
+        ``average.pt``, the batch norms' statistics recomputed for each; only rank 0 writes."""
+        streams = self.ranks.gather(self.place.saved())
+        if self.rank:
             return
-        calibrated.apply(model)  # the saved running statistics are the weights' own
-        extra = {} if average is None else {"average": average.state_dict()}
-        checkpoint.save(run_dir / "last.pt", model, run.preset, optimizer=optimizer.state_dict(),
-                        schedule=schedule.state_dict(), pending_steps=steps.state(), stream=streams,
-                        samples=samples, wall_seconds=wall(), rng={"torch": torch.get_rng_state()},
-                        metrics=metrics, dtype=precision.describe(dtype), device_type=device.type, **extra)
-        if average is not None:
-            averaged = average.averaged(model)
-            calibrated.apply(averaged)
-            checkpoint.save(run_dir / "average.pt", averaged, run.preset, samples=samples,
-                            wall_seconds=round(wall()), average_decay=average.decay)
-
-    def validate() -> dict:
-        return validation.run(model, dtype, samples, wall(), schedule.rate_at(samples), average)
-
-    net.train()
-    with stop_on_sigterm() as stop:
-        batch = first
-        while True:
-            for group in optimizer.param_groups:
-                group["lr"] = schedule.rate_at(samples + len(batch["moves"]) * world)
-            parts = train_step(net, optimizer, batch, cfg, dtype)
-            if average is not None:
-                average.update(model)
-            samples += len(batch["moves"]) * world
-            steps.add(parts, len(batch["moves"]) * world, samples)
-            if validation is not None and validation.due(samples):
-                metrics = validate()
-            now = time.time()
-            ended, due = ranks.agree(
-                stop.requested or bool(cfg.max_samples and samples >= cfg.max_samples)
-                or bool(cfg.max_minutes and now - began >= cfg.max_minutes * 60),
-                rank == 0 and now - last_ckpt > cfg.checkpoint_minutes * 60)
-            if ended:
-                break
-            if due:
-                save_checkpoint()
-                last_ckpt = now
-            batch = next(batches)
-            place.took(batch)
-    if validation is not None:
-        metrics = validate()
-    save_checkpoint()
-    if distributed:
-        dist.barrier()
-    return metrics
+        run, model = self.run, self.run.model
+        self.calibrated.apply(model)  # the saved running statistics are the weights' own
+        extra = {} if run.average is None else {"average": run.average.state_dict()}
+        checkpoint.save(self.run_dir / "last.pt", model, run.preset, optimizer=run.optimizer.state_dict(),
+                        schedule=run.schedule.state_dict(), pending_steps=self.steps.state(), stream=streams,
+                        samples=self.samples, wall_seconds=self.wall(), rng={"torch": torch.get_rng_state()},
+                        metrics=self.metrics, dtype=precision.describe(self.dtype),
+                        device_type=self.device.type, **extra)
+        if run.average is not None:
+            averaged = run.average.averaged(model)
+            self.calibrated.apply(averaged)
+            checkpoint.save(self.run_dir / "average.pt", averaged, run.preset, samples=self.samples,
+                            wall_seconds=round(self.wall()), average_decay=run.average.decay)
 
 
 class _Ranks:
