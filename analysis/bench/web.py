@@ -272,6 +272,90 @@ def latencies(visitors: list[Visitor]) -> list[float]:
     return gaps
 
 
+@dataclass
+class StackRun:
+    """What one run through the site gave: the bot-move latencies on the idle site (``idle``) and
+    beside the reviewers (``busy``), how many reviewers still analysed when the players finished,
+    the reviewers, the run's wall seconds from its start (``began``, a time.time()), and the
+    analysis workers' chunk timings and precisions read from their logs."""
+
+    idle: list[float]
+    busy: list[float]
+    overlapped: int
+    visitors: list[Visitor]
+    wall: float
+    began: float
+    chunks: list[dict]
+    precisions: dict[str, list[str]]
+
+
+def run_stack(games: list[GameRecord], env: dict[str, str], redis: str, workers: int, play_workers: int,
+              players: int, player_moves: int, level: str) -> StackRun:
+    """Start the site (:class:`WebStack`) with ``env``, let the players play on it idle, then the
+    reviewers review ``games`` while the players play again; return what that gave."""
+    niced = {"GOWEB_WORKER_NICE": "10"}  # as the compose file's analysis workers
+    with tempfile.TemporaryDirectory(prefix="goweb-bench-") as directory:
+        with WebStack(Path(directory), redis, workers, env, play_workers, niced) as stack:
+            idle = asyncio.run(play_all(stack.base_url, players, player_moves, level))
+            t0, began = time.perf_counter(), time.time()
+            reviewed = mixed(stack.base_url, games, players, player_moves, level)
+            visitors, busy, overlapped = asyncio.run(reviewed)
+            wall = max((v.finished or time.perf_counter()) for v in visitors) - t0
+        logs = sorted(Path(directory).glob("worker*.log"))
+        return StackRun(idle, busy, overlapped, visitors, wall, began,
+                        worker_chunks(logs), precisions(logs))  # the workers have stopped
+
+
+def _bot_figures(done: StackRun) -> dict:
+    """The players' bot-move latency figures of ``done``, idle and mixed."""
+    idle_p99, busy_p99 = percentile(done.idle, 99), percentile(done.busy, 99)
+    return {
+        "bot_moves_idle": len(done.idle),
+        "bot_latency_idle_p50_s": percentile(done.idle, 50),
+        "bot_latency_idle_p99_s": idle_p99,
+        "bot_moves_mixed": len(done.busy),
+        "bot_latency_mixed_p50_s": percentile(done.busy, 50),
+        "bot_latency_mixed_p99_s": busy_p99,
+        "reviewers_analysing_when_players_finished": done.overlapped,
+        "bot_p99_mixed_over_idle": round(busy_p99 / idle_p99, 2) if idle_p99 and busy_p99 else None,
+    }
+
+
+def _review_figures(done: StackRun, games: list[GameRecord], visits: int, workers: int) -> dict:
+    """The reviewers' figures of ``done`` (throughput, latency, losses), the bare engine's on the
+    same ``games`` at ``visits``, in one process and in ``workers``, and the ratios between them."""
+    visitors = done.visitors
+    expected = sum(v.positions for v in visitors)
+    received = sum(len(v.arrivals) for v in visitors)
+    distinct = sum(len({k for k, _ in v.arrivals}) for v in visitors)
+    gaps = latencies(visitors)
+    web = distinct / done.wall
+    raw, raw_positions, raw_per_cpu = raw_rate(games, visits, min(RAW_POSITIONS, expected))
+    parallel = raw_parallel_rate(games, visits, min(RAW_POSITIONS, expected), workers)
+    where = (breakdown(done.chunks, workers, done.began, done.began + done.wall, distinct, (raw, raw_per_cpu))
+             if done.chunks else None)
+    return {
+        "visits_per_position": visits,
+        "positions": expected,
+        "wall_seconds": round(done.wall, 1),
+        "web_positions_per_s": round(web, 2),
+        "latency_p50_s": percentile(gaps, 50),
+        "latency_p99_s": percentile(gaps, 99),
+        "messages_lost": expected - distinct,
+        "games_unfinished": sum(v.finished is None for v in visitors),
+        "messages_duplicated": received - distinct,
+        "raw_positions": raw_positions,
+        "raw_positions_per_s": round(raw, 2),
+        "raw_positions_per_cpu_s": round(raw_per_cpu, 2),
+        "raw_threads": 1,
+        "raw_parallel_positions_per_s": round(parallel, 2),
+        "raw_parallel_processes": workers,
+        "web_over_raw": round(web / raw, 3),
+        "web_over_raw_parallel": round(web / parallel, 3),
+        "breakdown": where,
+    }
+
+
 def run(
     quick: bool = False,
     clients: int = 8,
@@ -293,27 +377,8 @@ def run(
     env = {"GOWEB_TORCH_THREADS": "1", "DJANGO_DEBUG": "0"}
     if visits is not None:
         env["GOWEB_REVIEW_VISITS"] = str(visits)
-    niced = {"GOWEB_WORKER_NICE": "10"}  # as the compose file's analysis workers
-    with tempfile.TemporaryDirectory(prefix="goweb-bench-") as directory:
-        with WebStack(Path(directory), redis, workers, env, play_workers, niced) as stack:
-            idle = asyncio.run(play_all(stack.base_url, players, player_moves, level))
-            t0, began = time.perf_counter(), time.time()
-            reviewed = mixed(stack.base_url, games, players, player_moves, level)
-            visitors, busy, overlapped = asyncio.run(reviewed)
-            wall = max((v.finished or time.perf_counter()) for v in visitors) - t0
-        logs = sorted(Path(directory).glob("worker*.log"))
-        chunks, chosen = worker_chunks(logs), precisions(logs)  # the workers have stopped
-    expected = sum(v.positions for v in visitors)
-    received = sum(len(v.arrivals) for v in visitors)
-    distinct = sum(len({k for k, _ in v.arrivals}) for v in visitors)
-    unfinished = sum(v.finished is None for v in visitors)
-    visits = visits or next(v.visits for v in visitors if v.visits)
-    gaps = latencies(visitors)
-    web = distinct / wall
-    raw, raw_positions, raw_per_cpu = raw_rate(games, visits, min(RAW_POSITIONS, expected))
-    parallel = raw_parallel_rate(games, visits, min(RAW_POSITIONS, expected), workers)
-    idle_p99, busy_p99 = percentile(idle, 99), percentile(busy, 99)
-    where = breakdown(chunks, workers, began, began + wall, distinct, (raw, raw_per_cpu)) if chunks else None
+    done = run_stack(games, env, redis, workers, play_workers, players, player_moves, level)
+    visits = visits or next(v.visits for v in done.visitors if v.visits)
     return {
         "net": str(weights()),
         "clients": clients,
@@ -321,34 +386,10 @@ def run(
         "play_workers": play_workers,
         "players": players,
         "level": level,
-        "bot_moves_idle": len(idle),
-        "bot_latency_idle_p50_s": percentile(idle, 50),
-        "bot_latency_idle_p99_s": idle_p99,
-        "bot_moves_mixed": len(busy),
-        "bot_latency_mixed_p50_s": percentile(busy, 50),
-        "bot_latency_mixed_p99_s": busy_p99,
-        "reviewers_analysing_when_players_finished": overlapped,
-        "bot_p99_mixed_over_idle": round(busy_p99 / idle_p99, 2) if idle_p99 and busy_p99 else None,
+        **_bot_figures(done),
         "moves_per_game": moves,
-        "visits_per_position": visits,
-        "positions": expected,
-        "wall_seconds": round(wall, 1),
-        "web_positions_per_s": round(web, 2),
-        "latency_p50_s": percentile(gaps, 50),
-        "latency_p99_s": percentile(gaps, 99),
-        "messages_lost": expected - distinct,
-        "games_unfinished": unfinished,
-        "messages_duplicated": received - distinct,
-        "raw_positions": raw_positions,
-        "raw_positions_per_s": round(raw, 2),
-        "raw_positions_per_cpu_s": round(raw_per_cpu, 2),
-        "raw_threads": 1,
-        "raw_parallel_positions_per_s": round(parallel, 2),
-        "raw_parallel_processes": workers,
-        "web_over_raw": round(web / raw, 3),
-        "web_over_raw_parallel": round(web / parallel, 3),
-        "breakdown": where,
-        "precision_workers": chosen,
+        **_review_figures(done, games, visits, workers),
+        "precision_workers": done.precisions,
         "precision_raw": describe(networks.network(weights()).dtype),
         "goal": (
             "web_over_raw at least 0.8 at 8 clients, messages_lost 0; bot_p99_mixed_over_idle at most 1.5"
