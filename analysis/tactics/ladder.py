@@ -54,11 +54,6 @@ class StringLadder:
     saving_move: int | None = None
     breakers: list[int] = field(default_factory=list)
 
-    @property
-    def in_danger(self) -> bool:
-        """True if the string can be captured in a ladder when the attacker moves first."""
-        return self.status in ("captured", "capturable", "lost")
-
 
 def capture(pos: Position, point: int, limits: LadderLimits = DEFAULT_LIMITS) -> tuple[bool, list[int]]:
     """Return (captured, reading) with the attacker of the string at ``point`` moving first.
