@@ -554,8 +554,8 @@ def test_sigterm_to_the_whole_process_group_stops_a_run_with_loader_processes_cl
 
 def test_a_run_ends_its_loader_processes_as_it_returns(tmp_path: Path, games: Path) -> None:
     """The loader's worker processes end when :func:`train` returns, not at a later garbage
-    collection: a loop that held a reference to itself kept them running, and a run stopped by a
-    SIGTERM to its process group then hung at exit (the test above)."""
+    collection: once, a loop that held a reference to itself kept them running, and a run stopped
+    by a SIGTERM to its process group then hung at exit (the test above)."""
     before = set(multiprocessing.active_children())
     gc.disable()  # only reference counting frees the loop: what a cycle would keep alive stays
     try:

@@ -520,8 +520,9 @@ class _Clock:
 
 class _Loop:
     """One run from its first batch to its last save: the stream, the steps, the validations, the
-    checkpoints and the decision to stop, on this rank (rank 0 validates, logs and saves).  Nothing
-    it holds refers back to it, so that the loader's processes end as soon as :func:`train` returns."""
+    checkpoints and the decision to stop, on this rank (rank 0 validates, logs and saves).  It drops
+    its batches when its steps end, so that the loader's processes end then, even where something
+    still holds the loop (a traceback, a reference cycle)."""
 
     def __init__(self, cfg: TrainConfig, run: _Run, device: torch.device, distributed: bool,
                  began: float) -> None:
@@ -566,14 +567,17 @@ class _Loop:
     def train(self) -> dict:
         """Step until the run ends (see :func:`train`), validate and save; return the last metrics."""
         self.net.train()
-        with stop_on_sigterm() as stop:
-            batch = self.first
-            while True:
-                self._step(batch)
-                if self._ended(stop.requested):
-                    break
-                batch = next(self.batches)
-                self.place.took(batch)
+        try:
+            with stop_on_sigterm() as stop:
+                batch = self.first
+                while True:
+                    self._step(batch)
+                    if self._ended(stop.requested):
+                        break
+                    batch = next(self.batches)
+                    self.place.took(batch)
+        finally:
+            del self.batches  # the only reference: the loader's processes end here, whatever holds the loop
         if self.validation is not None:
             self.metrics = self._validate()
         self._save()
