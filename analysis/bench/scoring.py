@@ -29,6 +29,7 @@ import tempfile
 import time
 import zipfile
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -132,6 +133,52 @@ def _shares(pairs: list[tuple[float, float]]) -> dict:
     return {"games": n, "exact": round(exact / n, 4), "winner": round(winner / n, 4)}
 
 
+@dataclass
+class _Tally:
+    """The bench's pairs of (our margin, recorded margin) by estimate, and the seconds they took."""
+
+    by_threshold: dict[float, list[tuple[float, float]]] = field(
+        default_factory=lambda: {t: [] for t in THRESHOLDS})
+    by_network: list[tuple[float, float]] = field(default_factory=list)
+    by_gnugo: list[tuple[float, float]] = field(default_factory=list)
+    estimate_seconds: float = 0.0
+    network_seconds: float = 0.0
+
+    def add_estimate(self, position: Position, recorded: float) -> None:
+        """Count ``position`` by the playouts' ownership at each threshold; time the default one."""
+        start = time.perf_counter()  # the two steps of estimate_dead, timed
+        owner = ownership(position)
+        default_dead = dead_from_ownership(position, owner)
+        self.estimate_seconds += time.perf_counter() - start
+        for t, pairs in self.by_threshold.items():
+            dead = default_dead if t == DEAD_THRESHOLD else dead_from_ownership(position, owner, t)
+            pairs.append((territory_score(position, dead).margin, recorded))
+
+    def add_network(self, net: Network, position: Position, recorded: float) -> None:
+        """Count ``position`` by ``net``'s settled ownership, timed."""
+        start = time.perf_counter()
+        dead = dead_from_ownership(position, net.settled_ownership(position))
+        self.network_seconds += time.perf_counter() - start
+        self.by_network.append((territory_score(position, dead).margin, recorded))
+
+    def figures(self, network: str | None) -> dict:
+        """Return the bench's figures; ``network`` names the checkpoint counted by add_network."""
+        default = self.by_threshold[DEAD_THRESHOLD]
+        n = max(len(default), 1)
+        figures = {
+            "archive": VALIDATION.name,
+            "estimate_ms": round(1000 * self.estimate_seconds / n, 1),
+            **{f"threshold_{t:g}": _shares(pairs) for t, pairs in self.by_threshold.items()},
+        }
+        if self.by_network:
+            figures["network"] = {**_shares(self.by_network), "checkpoint": network,
+                                  "estimate_ms": round(1000 * self.network_seconds / n, 1)}
+        if self.by_gnugo:
+            figures["gnugo"] = _shares(self.by_gnugo)
+            figures["ours_on_gnugo_games"] = _shares(default[: len(self.by_gnugo)])
+        return figures
+
+
 def run(
     quick: bool = False,
     games: int = 300,
@@ -147,44 +194,21 @@ def run(
     if sgf_dir and not Path(sgf_dir).is_dir():
         raise NotADirectoryError(f"--sgf-dir {sgf_dir}: not a directory")
     games = 10 if quick else games
-    pairs: dict[float, list[tuple[float, float]]] = {t: [] for t in THRESHOLDS}
-    reference: list[tuple[float, float]] = []
-    estimate_seconds = network_seconds = 0.0
+    tally = _Tally()
     net = Network.from_checkpoint(network, dtype="float32") if network else None
-    by_network: list[tuple[float, float]] = []
     client = GtpClient([GNUGO, "--mode", "gtp"]) if gnugo and shutil.which(GNUGO) else None
     with tempfile.TemporaryDirectory() as folder:
         try:
             for number, (_, data, position, recorded) in enumerate(counted_games(games)):
-                start = time.perf_counter()  # the two steps of estimate_dead, timed
-                owner = ownership(position)
-                default_dead = dead_from_ownership(position, owner)
-                estimate_seconds += time.perf_counter() - start
-                for t in THRESHOLDS:
-                    dead = default_dead if t == DEAD_THRESHOLD else dead_from_ownership(position, owner, t)
-                    pairs[t].append((territory_score(position, dead).margin, recorded))
+                tally.add_estimate(position, recorded)
                 if net is not None:
-                    start = time.perf_counter()
-                    dead = dead_from_ownership(position, net.settled_ownership(position))
-                    network_seconds += time.perf_counter() - start
-                    by_network.append((territory_score(position, dead).margin, recorded))
+                    tally.add_network(net, position, recorded)
                 if client is not None and number < gnugo:
-                    reference.append((_gnugo_margin(client, data, folder), recorded))
+                    tally.by_gnugo.append((_gnugo_margin(client, data, folder), recorded))
         finally:
             if client is not None:
                 client.close()
-    n = len(pairs[THRESHOLDS[0]])
-    figures = {
-        "archive": VALIDATION.name,
-        "estimate_ms": round(1000 * estimate_seconds / max(n, 1), 1),
-        **{f"threshold_{t:g}": _shares(pairs[t]) for t in THRESHOLDS},
-    }
-    if by_network:
-        figures["network"] = {**_shares(by_network), "checkpoint": network,
-                              "estimate_ms": round(1000 * network_seconds / max(n, 1), 1)}
-    if reference:
-        figures["gnugo"] = _shares(reference)
-        figures["ours_on_gnugo_games"] = _shares(pairs[THRESHOLDS[0]][: len(reference)])
+    figures = tally.figures(network)
     if sgf_dir:
         figures["match_games_vs_gnugo"] = _match_games(sgf_dir)
     return figures

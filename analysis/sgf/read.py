@@ -45,6 +45,75 @@ def _syntax_error(what: str, depth: int) -> SgfError:
     return SgfError(what, kind="syntax", where=where)
 
 
+class _TreeBuilder:
+    """Builds one game's tree from sgfmill tokens, one token at a time, checking where each goes."""
+
+    def __init__(self, limits: SgfLimits) -> None:
+        self.max_values = limits.values
+        self.root: SgfNode | None = None
+        self.current: SgfNode | None = None
+        self.depth = -1  # of current
+        self.branches: list[tuple[SgfNode | None, int]] = []  # where each open '(' attaches
+        self.sequence_open = False  # True between '(' and the next '(' or ')'
+        self.sequence_nodes = 0
+        self.ident: str | None = None
+        self.ident_values = 0
+
+    def add(self, token_type: str, token: bytes) -> None:
+        """Take the next token; raise SgfError if it cannot stand where it is."""
+        if self.ident is not None and token_type != "V":
+            if self.ident_values == 0:
+                raise _syntax_error(f"property {self.ident} has no value", self.depth)
+            self.ident = None
+        if token_type == "D" and token in (b"(", b")"):
+            self._bracket(token)
+        elif token_type == "D":
+            self._node()
+        elif token_type == "I":
+            self._identifier(token)
+        else:
+            self._value(token)
+
+    def _bracket(self, token: bytes) -> None:
+        if self.sequence_open and self.sequence_nodes == 0:
+            raise _syntax_error("empty game tree '()'", self.depth)
+        if token == b"(":
+            self.branches.append((self.current, self.depth))
+            self.sequence_open, self.sequence_nodes = True, 0
+        else:
+            self.current, self.depth = self.branches.pop()
+            self.sequence_open = False
+
+    def _node(self) -> None:
+        if not self.sequence_open:
+            raise _syntax_error("node after variations (';' must follow '(' or a node)", self.depth)
+        node = SgfNode()
+        if self.current is None:
+            self.root = node
+        else:
+            node.parent = self.current
+            self.current.children.append(node)
+        self.current, self.depth = node, self.depth + 1
+        self.sequence_nodes += 1
+
+    def _identifier(self, token: bytes) -> None:
+        if not self.sequence_open or self.current is None:
+            raise _syntax_error(f"property {token.decode('ascii')} outside a node", self.depth)
+        if not token:
+            raise _syntax_error("property identifier without upper-case letters", self.depth)
+        self.ident, self.ident_values = token.decode("ascii"), 0
+        self.current.properties.setdefault(self.ident, [])
+
+    def _value(self, token: bytes) -> None:
+        if self.ident is None or self.current is None:
+            raise _syntax_error("property value without a property identifier", self.depth)
+        self.ident_values += 1
+        if self.max_values is not None and self.ident_values > self.max_values:
+            where = "root node" if self.depth == 0 else f"node {self.depth}"
+            raise too_large(f"property {self.ident} has more than {self.max_values} values", where)
+        self.current.properties[self.ident].append(_text(token))
+
+
 def _build_tree(tokens: list[tuple[str, bytes]], limits: SgfLimits) -> SgfNode:
     """Return the root of the game tree described by sgfmill ``tokens`` of one game.
 
@@ -53,57 +122,11 @@ def _build_tree(tokens: list[tuple[str, bytes]], limits: SgfLimits) -> SgfNode:
     properties or values, and (kind ``"too_large"``) at the first property value over
     ``limits``.
     """
-    max_values = limits.values
-    root: SgfNode | None = None
-    current: SgfNode | None = None
-    depth = -1  # of current
-    branches: list[tuple[SgfNode | None, int]] = []  # where each open '(' attaches
-    sequence_open = False  # True between '(' and the next '(' or ')'
-    sequence_nodes = 0
-    ident: str | None = None
-    ident_values = 0
+    builder = _TreeBuilder(limits)
     for token_type, token in tokens:
-        if ident is not None and token_type != "V":
-            if ident_values == 0:
-                raise _syntax_error(f"property {ident} has no value", depth)
-            ident = None
-        if token_type == "D" and token in (b"(", b")"):
-            if sequence_open and sequence_nodes == 0:
-                raise _syntax_error("empty game tree '()'", depth)
-            if token == b"(":
-                branches.append((current, depth))
-                sequence_open, sequence_nodes = True, 0
-            else:
-                current, depth = branches.pop()
-                sequence_open = False
-        elif token_type == "D":
-            if not sequence_open:
-                raise _syntax_error("node after variations (';' must follow '(' or a node)", depth)
-            node = SgfNode()
-            if current is None:
-                root = node
-            else:
-                node.parent = current
-                current.children.append(node)
-            current, depth = node, depth + 1
-            sequence_nodes += 1
-        elif token_type == "I":
-            if not sequence_open or current is None:
-                raise _syntax_error(f"property {token.decode('ascii')} outside a node", depth)
-            if not token:
-                raise _syntax_error("property identifier without upper-case letters", depth)
-            ident, ident_values = token.decode("ascii"), 0
-            current.properties.setdefault(ident, [])
-        else:
-            if ident is None or current is None:
-                raise _syntax_error("property value without a property identifier", depth)
-            ident_values += 1
-            if max_values is not None and ident_values > max_values:
-                where = "root node" if depth == 0 else f"node {depth}"
-                raise too_large(f"property {ident} has more than {max_values} values", where)
-            current.properties[ident].append(_text(token))
-    assert root is not None  # tokenise starts every game with '(' ';'
-    return root
+        builder.add(token_type, token)
+    assert builder.root is not None  # tokenise starts every game with '(' ';'
+    return builder.root
 
 
 def _incomplete_game_error(raw: bytes, end: int, open_trees: int) -> SgfError:
@@ -300,6 +323,49 @@ def _check_setup_node(
                        source=source, where=where)
 
 
+def _node_contents(
+    game: GameRecord, node: SgfNode, depth: int, moves_before: int
+) -> tuple[tuple[int, int] | None, Setup]:
+    """Return the move and the setup of main-line ``node`` at ``depth``; raise SgfError, located,
+    for a bad coordinate."""
+    try:
+        return node.move(game.size), node.setup(game.size)
+    except SgfError as e:
+        where = f"move {moves_before + 1}" if node.has_move() else f"node {depth}"
+        raise e.located(source=game.source, where=where) from None
+
+
+def _apply_setup(position: Position, setup: Setup, game: GameRecord, depth: int, moves_before: int,
+                 with_move: bool, check: bool) -> None:
+    """Put ``setup`` on ``position``; with ``check``, raise SgfError (kind ``"illegal_setup"``) as
+    :func:`replay` says."""
+    where = "root node" if depth == 0 else f"node {depth}"
+    if check:
+        _check_setup_node(setup, moves_before, with_move, game.size, where, game.source)
+    position.setup(black=setup.black, white=setup.white, empty=setup.empty)
+    if check and (airless := position.breathless_stone()) is not None:
+        raise SgfError(f"setup stones leave the stones at {to_gtp(airless, game.size)} without liberties",
+                       kind="illegal_setup", source=game.source, where=where)
+
+
+def _play_recorded(position: Position, move: tuple[int, int], game: GameRecord, number: int) -> None:
+    """Play the record's move ``number`` on ``position``; raise SgfError (kind ``"illegal_move"``)
+    naming it and the rules engine's reason when it is illegal."""
+    from analysis.go.position import IllegalMoveError
+
+    color, point = move
+    try:
+        position.play(point, color)
+    except IllegalMoveError as e:
+        raise SgfError(
+            f"{e} [{describe_move(color, point, game.size)}, reason: {e.reason}]",
+            kind="illegal_move",
+            source=game.source,
+            where=f"move {number}",
+            move_number=number,
+        ) from e
+
+
 def replay(
     game: GameRecord, upto: int | None = None, *, rules: str | None = None, check_setup: bool = False
 ) -> Position:
@@ -322,49 +388,27 @@ def replay(
     SgfError for a bad coordinate; ValueError if ``upto`` is negative.
     """
     # Imported here so that reading and writing SGF work without the compiled board.
-    from analysis.go.position import IllegalMoveError, Position
+    from analysis.go.position import Position
     from analysis.go.ruled import apply_rules
     from analysis.go.rules import uses_superko
 
     if upto is not None and upto < 0:
         raise ValueError(f"upto must be >= 0, got {upto}")
-    size = game.size
-    position = Position(size=size, komi=game.komi, superko=rules is not None and uses_superko(rules))
+    superko = rules is not None and uses_superko(rules)
+    position = Position(size=game.size, komi=game.komi, superko=superko)
     number = 0
     for depth, node in enumerate(game.main_line()):
-        try:
-            move = node.move(size)
-            setup = node.setup(size)
-        except SgfError as e:
-            where = f"move {number + 1}" if node.has_move() else f"node {depth}"
-            raise e.located(source=game.source, where=where) from None
+        move, setup = _node_contents(game, node, depth, number)
         if move is not None and upto is not None and number >= upto:
             position.to_play = move[0]
             break
         if any(setup):
-            where = "root node" if depth == 0 else f"node {depth}"
-            if check_setup:
-                _check_setup_node(setup, number, move is not None, size, where, game.source)
-            position.setup(black=setup.black, white=setup.white, empty=setup.empty)
-            if check_setup and (airless := position.breathless_stone()) is not None:
-                raise SgfError(f"setup stones leave the stones at {to_gtp(airless, size)} without liberties",
-                               kind="illegal_setup", source=game.source, where=where)
+            _apply_setup(position, setup, game, depth, number, move is not None, check_setup)
         if node.get("PL") in ("B", "W"):
             position.to_play = MOVE_PROPERTIES[node.get("PL")]
-        if move is None:
-            continue
-        number += 1
-        color, point = move
-        try:
-            position.play(point, color)
-        except IllegalMoveError as e:
-            raise SgfError(
-                f"{e} [{describe_move(color, point, size)}, reason: {e.reason}]",
-                kind="illegal_move",
-                source=game.source,
-                where=f"move {number}",
-                move_number=number,
-            ) from e
+        if move is not None:
+            number += 1
+            _play_recorded(position, move, game, number)
     if rules is not None:
         apply_rules(position, rules, game.komi)
     return position

@@ -54,16 +54,8 @@ def _tuple(kind: type | tuple[type, ...]) -> tuple[type, ...]:
     return kind if isinstance(kind, tuple) else (kind,)
 
 
-def parse(query: Any) -> Job:
-    """Check one query and return its Job; raise ApiError for a malformed query or an illegal move.
-
-    ``maxVisits`` defaults to ``GOWEB_REVIEW_VISITS``; more than ``GOWEB_API_MAX_VISITS`` is
-    searched to that cap, which the response reports.
-    """
-    if not isinstance(query, dict):
-        raise ApiError("the body must be a JSON object")
-    if unsupported := [name for name in UNSUPPORTED if name in query]:
-        raise ApiError(f"'{unsupported[0]}' is not supported: send one query per position, with its moves")
+def _board(query: dict) -> tuple[int, float, str]:
+    """Return the query's board size, komi and rules (lower-cased); raise ApiError for a bad one."""
     size = _get(query, "boardXSize", int, 19, f"an integer between {MIN_SIZE} and {MAX_SIZE}")
     if not MIN_SIZE <= size <= MAX_SIZE:
         raise ApiError(f"'boardXSize' must be an integer between {MIN_SIZE} and {MAX_SIZE}")
@@ -77,24 +69,50 @@ def parse(query: Any) -> Job:
         names = ", ".join(sorted(AREA_RULES | TERRITORY_RULES))
         shown = rules if len(rules) <= 40 else rules[:40] + "…"
         raise ApiError(f"unknown rules {shown!r}; known: {names} (hyphens, underscores and spaces aside)")
-    moves = _get(query, "moves", list, [], "a list of [colour, vertex] pairs")
-    stones = _get(query, "initialStones", list, [], "a list of [colour, vertex] pairs")
-    if len(moves) > MAX_MOVES or len(stones) > size * size:
-        raise ApiError(f"too many moves or stones (at most {MAX_MOVES} moves)")
+    return size, float(komi), rules
+
+
+def _visits(query: dict) -> int:
+    """Return the visits the query asks for (``GOWEB_REVIEW_VISITS`` by default); raise ApiError
+    for a count out of range."""
     what = f"an integer between 1 and {MAX_VISITS:,}"
     visits = _get(query, "maxVisits", int, settings.GOWEB_REVIEW_VISITS, what)
     if not 1 <= visits <= MAX_VISITS:
         raise ApiError(f"'maxVisits' must be {what}")
-    include_policy = _get(query, "includePolicy", bool, False, "a boolean")
-    include_ownership = _get(query, "includeOwnership", bool, False, "a boolean")
+    return visits
+
+
+def _network(query: dict, size: int) -> str:
+    """Return the name of the network the query names (the default if none) for ``size``; raise
+    ApiError for an unknown one."""
     network = _get(query, "network", str, "", "a string: a network's name (GET /api/networks)")
     try:
-        network = engine.pick(network, size=size).name
+        return engine.pick(network, size=size).name
     except UnknownNetwork as e:
         raise ApiError(str(e)) from None
+
+
+def parse(query: Any) -> Job:
+    """Check one query and return its Job; raise ApiError for a malformed query or an illegal move.
+
+    ``maxVisits`` defaults to ``GOWEB_REVIEW_VISITS``; more than ``GOWEB_API_MAX_VISITS`` is
+    searched to that cap, which the response reports.
+    """
+    if not isinstance(query, dict):
+        raise ApiError("the body must be a JSON object")
+    if unsupported := [name for name in UNSUPPORTED if name in query]:
+        raise ApiError(f"'{unsupported[0]}' is not supported: send one query per position, with its moves")
+    size, komi, rules = _board(query)
+    moves = _get(query, "moves", list, [], "a list of [colour, vertex] pairs")
+    stones = _get(query, "initialStones", list, [], "a list of [colour, vertex] pairs")
+    if len(moves) > MAX_MOVES or len(stones) > size * size:
+        raise ApiError(f"too many moves or stones (at most {MAX_MOVES} moves)")
+    visits = _visits(query)
+    include_policy = _get(query, "includePolicy", bool, False, "a boolean")
+    include_ownership = _get(query, "includeOwnership", bool, False, "a boolean")
     analysis = PositionQuery(
         size=size,
-        komi=float(komi),
+        komi=komi,
         rules=rules,
         visits=min(visits, settings.GOWEB_API_MAX_VISITS),
         initial_stones=stones,
@@ -104,7 +122,7 @@ def parse(query: Any) -> Job:
         search_moves=True,
         policy=include_policy,
         ownership=include_ownership,
-        network=network,
+        network=_network(query, size),
     )
     try:
         position = analysis.position()
