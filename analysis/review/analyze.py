@@ -27,7 +27,8 @@ from analysis.mcts import BaggedRoot, Candidate, Evaluator, Search, SearchConfig
 from analysis.review.ended import counted_analysis, ended
 from analysis.review.policy import SYMMETRIES, shown_policy
 from analysis.review.query import PositionQuery
-from analysis.sgf import GameRecord, SgfError, replay
+from analysis.sgf import GameRecord, replay
+from analysis.sgf.read import play_recorded
 from analysis.tactics import ladder
 
 if TYPE_CHECKING:
@@ -161,19 +162,9 @@ def game_positions(
     for k in range(start, len(moves) + 1):
         yield position.copy() if copies else position, (moves[k] if k < len(moves) else None)
         if k < len(moves):
-            _play_recorded(position, moves[k], k + 1, record)
+            play_recorded(position, moves[k], record, k + 1)
             if rules is not None and k < opening:
                 apply_rules(position, rules, record.komi)  # Black's opening moves may be a handicap
-
-
-def _play_recorded(position: Position, move: tuple[int, int], number: int, record: GameRecord) -> None:
-    """Play move ``number`` of ``record``; raises SgfError naming it if it is illegal."""
-    color, point = move
-    try:
-        position.play(point, color)
-    except ValueError as e:
-        raise SgfError(str(e), kind="illegal_move", source=record.source, where=f"move {number}",
-                       move_number=number) from e
 
 
 def game_entry(

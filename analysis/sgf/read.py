@@ -45,75 +45,6 @@ def _syntax_error(what: str, depth: int) -> SgfError:
     return SgfError(what, kind="syntax", where=where)
 
 
-class _TreeBuilder:
-    """Builds one game's tree from sgfmill tokens, one token at a time, checking where each goes."""
-
-    def __init__(self, limits: SgfLimits) -> None:
-        self.max_values = limits.values
-        self.root: SgfNode | None = None
-        self.current: SgfNode | None = None
-        self.depth = -1  # of current
-        self.branches: list[tuple[SgfNode | None, int]] = []  # where each open '(' attaches
-        self.sequence_open = False  # True between '(' and the next '(' or ')'
-        self.sequence_nodes = 0
-        self.ident: str | None = None
-        self.ident_values = 0
-
-    def add(self, token_type: str, token: bytes) -> None:
-        """Take the next token; raise SgfError if it cannot stand where it is."""
-        if self.ident is not None and token_type != "V":
-            if self.ident_values == 0:
-                raise _syntax_error(f"property {self.ident} has no value", self.depth)
-            self.ident = None
-        if token_type == "D" and token in (b"(", b")"):
-            self._bracket(token)
-        elif token_type == "D":
-            self._node()
-        elif token_type == "I":
-            self._identifier(token)
-        else:
-            self._value(token)
-
-    def _bracket(self, token: bytes) -> None:
-        if self.sequence_open and self.sequence_nodes == 0:
-            raise _syntax_error("empty game tree '()'", self.depth)
-        if token == b"(":
-            self.branches.append((self.current, self.depth))
-            self.sequence_open, self.sequence_nodes = True, 0
-        else:
-            self.current, self.depth = self.branches.pop()
-            self.sequence_open = False
-
-    def _node(self) -> None:
-        if not self.sequence_open:
-            raise _syntax_error("node after variations (';' must follow '(' or a node)", self.depth)
-        node = SgfNode()
-        if self.current is None:
-            self.root = node
-        else:
-            node.parent = self.current
-            self.current.children.append(node)
-        self.current, self.depth = node, self.depth + 1
-        self.sequence_nodes += 1
-
-    def _identifier(self, token: bytes) -> None:
-        if not self.sequence_open or self.current is None:
-            raise _syntax_error(f"property {token.decode('ascii')} outside a node", self.depth)
-        if not token:
-            raise _syntax_error("property identifier without upper-case letters", self.depth)
-        self.ident, self.ident_values = token.decode("ascii"), 0
-        self.current.properties.setdefault(self.ident, [])
-
-    def _value(self, token: bytes) -> None:
-        if self.ident is None or self.current is None:
-            raise _syntax_error("property value without a property identifier", self.depth)
-        self.ident_values += 1
-        if self.max_values is not None and self.ident_values > self.max_values:
-            where = "root node" if self.depth == 0 else f"node {self.depth}"
-            raise too_large(f"property {self.ident} has more than {self.max_values} values", where)
-        self.current.properties[self.ident].append(_text(token))
-
-
 def _build_tree(tokens: list[tuple[str, bytes]], limits: SgfLimits) -> SgfNode:
     """Return the root of the game tree described by sgfmill ``tokens`` of one game.
 
@@ -122,11 +53,57 @@ def _build_tree(tokens: list[tuple[str, bytes]], limits: SgfLimits) -> SgfNode:
     properties or values, and (kind ``"too_large"``) at the first property value over
     ``limits``.
     """
-    builder = _TreeBuilder(limits)
+    max_values = limits.values
+    root: SgfNode | None = None
+    current: SgfNode | None = None
+    depth = -1  # of current
+    branches: list[tuple[SgfNode | None, int]] = []  # where each open '(' attaches
+    sequence_open = False  # True between '(' and the next '(' or ')'
+    sequence_nodes = 0
+    ident: str | None = None
+    ident_values = 0
     for token_type, token in tokens:
-        builder.add(token_type, token)
-    assert builder.root is not None  # tokenise starts every game with '(' ';'
-    return builder.root
+        if ident is not None and token_type != "V":
+            if ident_values == 0:
+                raise _syntax_error(f"property {ident} has no value", depth)
+            ident = None
+        if token_type == "D" and token in (b"(", b")"):
+            if sequence_open and sequence_nodes == 0:
+                raise _syntax_error("empty game tree '()'", depth)
+            if token == b"(":
+                branches.append((current, depth))
+                sequence_open, sequence_nodes = True, 0
+            else:
+                current, depth = branches.pop()
+                sequence_open = False
+        elif token_type == "D":
+            if not sequence_open:
+                raise _syntax_error("node after variations (';' must follow '(' or a node)", depth)
+            node = SgfNode()
+            if current is None:
+                root = node
+            else:
+                node.parent = current
+                current.children.append(node)
+            current, depth = node, depth + 1
+            sequence_nodes += 1
+        elif token_type == "I":
+            if not sequence_open or current is None:
+                raise _syntax_error(f"property {token.decode('ascii')} outside a node", depth)
+            if not token:
+                raise _syntax_error("property identifier without upper-case letters", depth)
+            ident, ident_values = token.decode("ascii"), 0
+            current.properties.setdefault(ident, [])
+        else:
+            if ident is None or current is None:
+                raise _syntax_error("property value without a property identifier", depth)
+            ident_values += 1
+            if max_values is not None and ident_values > max_values:
+                where = "root node" if depth == 0 else f"node {depth}"
+                raise too_large(f"property {ident} has more than {max_values} values", where)
+            current.properties[ident].append(_text(token))
+    assert root is not None  # tokenise starts every game with '(' ';'
+    return root
 
 
 def _incomplete_game_error(raw: bytes, end: int, open_trees: int) -> SgfError:
@@ -348,7 +325,7 @@ def _apply_setup(position: Position, setup: Setup, game: GameRecord, depth: int,
                        kind="illegal_setup", source=game.source, where=where)
 
 
-def _play_recorded(position: Position, move: tuple[int, int], game: GameRecord, number: int) -> None:
+def play_recorded(position: Position, move: tuple[int, int], game: GameRecord, number: int) -> None:
     """Play the record's move ``number`` on ``position``; raise SgfError (kind ``"illegal_move"``)
     naming it and the rules engine's reason when it is illegal."""
     from analysis.go.position import IllegalMoveError
@@ -408,7 +385,7 @@ def replay(
             position.to_play = MOVE_PROPERTIES[node.get("PL")]
         if move is not None:
             number += 1
-            _play_recorded(position, move, game, number)
+            play_recorded(position, move, game, number)
     if rules is not None:
         apply_rules(position, rules, game.komi)
     return position
