@@ -13,7 +13,7 @@ from django.db.models import Q, QuerySet
 
 from analysis.bot.levels import LEVELS, Level
 from analysis.go.handicap import max_fixed_handicap
-from analysis.go.rules import MAX_KOMI, default_komi, known, rules_kind, white_handicap_bonus
+from analysis.go.rules import MAX_KOMI, default_komi, known, komi_in_range, rules_kind, white_handicap_bonus
 from analysis.nets.zoo import UnknownNetwork
 from analysis.play.clock import MAX_MAIN, MAX_PERIOD, MAX_PERIODS, TimeControl, TimeControlError
 from analysis.sgf import GameRecord, SgfError, SgfLimits, read_sgf, replay
@@ -162,7 +162,7 @@ class ReviewForm(forms.Form):
         try:
             record = read_sgf(raw, source=source, limits=upload_limits())
             rules = stored_rules(record)
-            if abs(record.komi) > MAX_KOMI:
+            if not komi_in_range(record.komi):
                 raise SgfError(f"komi {record.komi:g} is out of range: at most {MAX_KOMI} either way",
                                kind="bad_property", source=source, where="root node")
             replay(record, check_setup=True, rules=rules)

@@ -14,9 +14,11 @@ import pytest
 from analysis.bot.player import Decision
 from analysis.go.coords import BLACK, WHITE, from_gtp
 from analysis.go.position import Position
+from analysis.gtp import __main__ as gtp_main
 from analysis.gtp.client import GtpClient, GtpError
 from analysis.gtp.clock import LAG_SECONDS, control_seconds
 from analysis.gtp.engine import GtpEngine, format_reply, parse_line
+from analysis.match import run as match_run
 from analysis.play.clock import MIN_SECONDS, TimeControl
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -260,6 +262,26 @@ def test_komi_sets_the_komi(engine: GtpEngine) -> None:
 @pytest.mark.parametrize("line", ["komi", "komi six", "komi nan", "komi inf"])
 def test_komi_syntax_errors(engine: GtpEngine, line: str) -> None:
     assert err(engine, line) == "syntax error"
+
+
+def test_a_komi_beyond_150_points_is_refused_and_the_komi_stays(engine: GtpEngine) -> None:
+    ok(engine, "komi 150")
+    ok(engine, "komi -150")
+    for line in ("komi 150.5", "komi -151", "komi 1e308"):  # 1e308 once reached the network as inf
+        assert err(engine, line) == "unacceptable komi: at most 150 either way"
+    assert engine.komi == engine.position.komi == -150
+
+
+@pytest.mark.parametrize("value", ["151", "-1e308", "nan", "seven"])
+def test_the_komi_options_of_the_engine_and_the_match_refuse_what_the_komi_command_refuses(
+        value: str, capsys: pytest.CaptureFixture[str]) -> None:
+    for parse in (gtp_main.parse_args, match_run.parse_args):
+        required = [] if parse is gtp_main.parse_args else ["--black", "b", "--white", "w"]
+        with pytest.raises(SystemExit) as exit_info:
+            parse([*required, "--komi", value])
+        assert exit_info.value.code == 2
+        assert "argument --komi: " in capsys.readouterr().err
+    assert gtp_main.parse_args(["--komi", "-150"]).komi == -150
 
 
 def test_rules_choose_ko_rule_komi_and_scoring() -> None:
@@ -666,3 +688,25 @@ def test_loadsgf_rejects_unreasonable_handicaps(engine: GtpEngine, tmp_path: Pat
     path = tmp_path / "ha.sgf"
     path.write_text("(;GM[1]SZ[3]HA[9])")
     assert err(engine, f"loadsgf {path}") == f"cannot load '{path}'"
+
+
+def test_loadsgf_refuses_a_komi_beyond_150_points_and_keeps_the_game(engine: GtpEngine,
+                                                                     tmp_path: Path) -> None:
+    ok(engine, "play black E5")
+    path = tmp_path / "komi.sgf"
+    path.write_text("(;GM[1]SZ[9]KM[99999999999999999999999];B[cc])")
+    assert err(engine, f"loadsgf {path}") == (
+        f"cannot load '{path}': komi 1e+23 is out of range, at most 150 either way")
+    assert ok(engine, "list_stones black") == "E5" and engine.komi == 7.5
+
+
+def test_loadsgf_reads_no_further_than_16_mib_so_a_device_without_end_is_refused(engine: GtpEngine,
+                                                                                 tmp_path: Path) -> None:
+    # /dev/zero once filled the memory until the kernel killed the engine
+    assert err(engine, "loadsgf /dev/zero") == "cannot load '/dev/zero': larger than 16 MiB"
+    head, tail = b"(;GM[1]SZ[9]C[", b"];B[cc])"
+    fits, big = tmp_path / "fits.sgf", tmp_path / "big.sgf"
+    fits.write_bytes(head + b"x" * (16 * 2**20 - len(head) - len(tail)) + tail)  # 16 MiB exactly
+    big.write_bytes(head + b"x" * (16 * 2**20 - len(head) - len(tail) + 1) + tail)
+    assert ok(engine, f"loadsgf {fits}") == "white"
+    assert err(engine, f"loadsgf {big}") == f"cannot load '{big}': larger than 16 MiB"

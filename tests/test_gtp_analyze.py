@@ -172,6 +172,17 @@ def test_genmove_analyze_reports_then_plays_the_move() -> None:
     assert play.startswith("play ") and stones == f"= {play.split()[1]}"
 
 
+def test_stop_ends_an_analysis_as_katago_does_and_is_answered() -> None:
+    script = [("1 kata-analyze b 10", 0), ("2 stop", 0.3), ("3 stop", 0), ("quit", 0)]
+    out, sent = serve_with_pauses(engine(), script)
+    analysis, stopped, idle, _ = replies(out.getvalue())
+    header, *lines = analysis.split("\n")
+    assert header == "=1" and lines and all(line.startswith("info move ") for line in lines)
+    assert (stopped, idle) == ("=2 ", "=3 ")  # with nothing to stop, stop is answered all the same
+    answered = next(t for t, text in out.times if text.startswith("=2"))
+    assert answered - sent["2 stop"] < 0.3
+
+
 def test_analysis_errors_and_engines_that_cannot_search() -> None:
     script = [("lz-analyze b 10 avoid b D4 1", 0), ("lz-analyze b 10 maxmoves", 0)]
     out, _ = serve_with_pauses(engine(), script)
@@ -180,7 +191,7 @@ def test_analysis_errors_and_engines_that_cannot_search() -> None:
         "? missing value for 'maxmoves'",
     ]
     rules = GtpEngine(size=9)
-    assert "lz-analyze" not in rules.commands and "kata-genmove_analyze" not in rules.commands
+    assert not {"lz-analyze", "kata-genmove_analyze", "stop"} & set(rules.commands)
     assert rules.respond("lz-analyze b 10") == "? unknown command\n\n"
 
 

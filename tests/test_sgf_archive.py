@@ -209,6 +209,12 @@ def test_too_large_file_is_skipped_and_counted(tmp_path: Path) -> None:
     assert stats.reasons == {"too_large": 1}
 
 
+def test_a_file_with_no_end_is_read_no_further_than_the_limit_and_skipped_as_too_large() -> None:
+    stats = ReadStats()  # /dev/zero's size reads as 0: only reading finds out
+    assert list(iter_games("/dev/zero", stats=stats, max_file_bytes=1000)) == []
+    assert stats.reasons == {"too_large": 1} and stats.errors == ["/dev/zero: larger than 1000 bytes"]
+
+
 def test_missing_path_raises_before_anything_is_read(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError, match="nope"):
         iter_games([DATA / "handicap4.sgf", tmp_path / "nope.zip"])

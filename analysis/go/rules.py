@@ -29,6 +29,8 @@ scored by area (Tromp-Taylor).
 
 from __future__ import annotations
 
+import argparse
+
 MAX_KOMI = 150  # the largest komi (either sign) a game may have: KataGo's analysis engine's bound
 
 AREA_RULES = {"chinese", "area", "tromptaylor", "aga", "nz", "newzealand", "chineseogs", "chinesekgs",
@@ -84,3 +86,21 @@ def default_komi(rules: str) -> float:
     if rules_kind(rules) == "territory":
         return 6.5
     return 7.0 if canonical(rules) == "agabutton" else 7.5
+
+
+def komi_in_range(komi: float) -> bool:
+    """Return whether ``komi`` is at most MAX_KOMI points either way (never for NaN).  A huge
+    integer is compared as it is, never turned into a float that would overflow."""
+    return -MAX_KOMI <= komi <= MAX_KOMI
+
+
+def komi_option(text: str) -> float:
+    """Return the komi a command-line option gives (argparse's ``type``); raises
+    argparse.ArgumentTypeError if ``text`` is not a number within MAX_KOMI points either way."""
+    try:
+        komi = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not komi_in_range(komi):
+        raise argparse.ArgumentTypeError(f"must be between -{MAX_KOMI} and {MAX_KOMI}, got {text}")
+    return komi

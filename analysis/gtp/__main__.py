@@ -24,6 +24,7 @@ import torch
 from analysis.bot.levels import LEVELS
 from analysis.bot.load import load_bot
 from analysis.go.coords import MAX_SIZE, MIN_SIZE
+from analysis.go.rules import komi_option
 from analysis.gtp.engine import RULES, GtpEngine
 from analysis.gtp.stream import read_lines
 from analysis.nets.checkpoint import CheckpointError
@@ -60,7 +61,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         help="chinese: positional superko, area scoring, White gets a point per handicap stone; "
         "japanese: simple ko, territory scoring, no handicap bonus",
     )
-    parser.add_argument("--komi", type=float, default=None, help="komi (default 7.5 chinese, 6.5 japanese)")
+    parser.add_argument("--komi", type=komi_option, default=None,
+                        help="komi, at most 150 either way (default 7.5 chinese, 6.5 japanese)")
     parser.add_argument(
         "--size",
         type=int,

@@ -4,7 +4,8 @@ Errors use the spec's wording (``syntax error``, ``unacceptable size``,
 ``illegal move``, ``cannot undo``), except where GNU Go is more precise about
 a bad argument of play and genmove (``invalid color or coordinate``,
 ``invalid color``).  An illegal move's reply names the reason after the spec's
-text, e.g. ``illegal move: ko``.
+text, e.g. ``illegal move: ko``.  ``komi`` refuses more than MAX_KOMI points either way
+(``unacceptable komi``), as KataGo does, since the network reads the komi.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from analysis.go.coords import MAX_SIZE, MIN_SIZE, to_gtp
 from analysis.go.position import IllegalMoveError, SetupStep
+from analysis.go.rules import MAX_KOMI, komi_in_range
 from analysis.gtp.clock import control_seconds
 from analysis.gtp.commands_args import (
     CommandError,
@@ -86,8 +88,12 @@ def clear_board(engine: GtpEngine, args: list[str]) -> str:
 
 def komi(engine: GtpEngine, args: list[str]) -> str:
     """Set the komi (White's handicap bonus under the rules comes on top, as in KataGo); raises
-    CommandError (syntax error) if the argument is not a number."""
-    engine.komi = float_arg(args, 0, SYNTAX)
+    CommandError: syntax error if the argument is not a number, unacceptable komi if it is more
+    than MAX_KOMI points either way (as KataGo refuses it: the network reads the komi)."""
+    value = float_arg(args, 0, SYNTAX)
+    if not komi_in_range(value):
+        raise CommandError(f"unacceptable komi: at most {MAX_KOMI} either way")
+    engine.komi = value
     engine.apply_rules()
     return ""
 

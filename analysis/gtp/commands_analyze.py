@@ -15,6 +15,8 @@ analysis and genmove reuse each other's work.
 ``lz-genmove_analyze [color] [interval]`` (``kata-genmove_analyze`` alike) is
 genmove with the bot's search reported on the way (search levels only), ending
 with ``play VERTEX`` (or ``play resign``).
+
+``stop`` (KataGo's) ends an analysis as any command does, and replies ``=``.
 """
 
 from __future__ import annotations
@@ -178,7 +180,14 @@ def kata_genmove_analyze(engine: GtpEngine, args: list[str]) -> str:
     return _genmove_analyze(engine, args, kata=True)
 
 
+def stop(engine: GtpEngine, args: list[str]) -> str:
+    """KataGo's ``stop``: end any analysis; return the empty reply.  The analysis ended when this
+    command arrived (any command ends it), so nothing is left to do."""
+    return ""
+
+
 COMMANDS: dict[str, Handler] = {
+    "stop": stop,
     "lz-analyze": lz_analyze,
     "kata-analyze": kata_analyze,
     "lz-genmove_analyze": lz_genmove_analyze,

@@ -6,7 +6,8 @@ only the setup; with a vertex it stops before the first move there (an
 unreadable vertex reads as pass, as in GNU Go, so it stops at the first pass);
 it also stops before an illegal move.  A missing KM means 5.5 komi (0.5 with a
 handicap), and with HA > 1 and no moves at all white is to play.  The reply is
-the colour to move.
+the colour to move.  Unlike GNU Go, it refuses a file over 16 MiB (read no further,
+so a device without end is refused too) and a komi over 150 points either way.
 
 printsgf writes the game: size, komi, rules, handicap (HA and AB), setup
 stones, every move since, and PL when the colour to move is not the obvious one.
@@ -18,8 +19,10 @@ from typing import TYPE_CHECKING
 
 from analysis.go.coords import BLACK, EMPTY, WHITE, CoordinateError, color_name, from_gtp, to_sgf
 from analysis.go.position import Move, Position, SetupStep
+from analysis.go.rules import MAX_KOMI, komi_in_range
 from analysis.gtp.commands_args import CommandError, Handler, arg
 from analysis.sgf import GameRecord, SgfError, SgfNode, iter_sgf_games, replay, write_sgf
+from analysis.sgf.archive import DEFAULT_MAX_FILE_BYTES, read_limited
 
 if TYPE_CHECKING:
     from analysis.gtp.engine import GtpEngine
@@ -28,12 +31,14 @@ SETUP_PROPERTY = {BLACK: "AB", WHITE: "AW", EMPTY: "AE"}
 
 
 def _read_game(filename: str) -> GameRecord:
-    """Return the first game of an SGF file; raises CommandError if it cannot be read or parsed."""
+    """Return the first game of an SGF file; raises CommandError if it cannot be read or parsed, or
+    holds more than DEFAULT_MAX_FILE_BYTES (a device without end, such as /dev/zero, among them)."""
     try:
-        with open(filename, "rb") as f:
-            data = f.read()
+        data = read_limited(filename)
     except OSError:
         raise CommandError(f"cannot open or parse '{filename}'") from None
+    if data is None:
+        raise CommandError(f"cannot load '{filename}': larger than {DEFAULT_MAX_FILE_BYTES // 2**20} MiB")
     game = next(iter_sgf_games(data, source=filename), None)
     if not isinstance(game, GameRecord):
         raise CommandError(f"cannot open or parse '{filename}'")
@@ -90,18 +95,23 @@ def loadsgf(engine: GtpEngine, args: list[str]) -> str:
     """Load an SGF file (up to a move number or vertex) and return the colour to move.
 
     Raises CommandError: missing filename, cannot open or parse 'FILE', cannot load
-    'FILE' (an unreasonable handicap or a bad coordinate).
+    'FILE' (an unreasonable handicap or a bad coordinate; with the reason, a file over
+    DEFAULT_MAX_FILE_BYTES or a komi over MAX_KOMI points either way).
     """
     filename = arg(args, 0, "missing filename")
     game = _read_game(filename)
     if game.handicap > game.size * game.size - 1:
         raise CommandError(f"cannot load '{filename}'")
+    komi = game_komi(game)
+    if not komi_in_range(komi):
+        raise CommandError(f"cannot load '{filename}': komi {komi:g} is out of range, "
+                           f"at most {MAX_KOMI} either way")
     try:
         position = load_position(game, moves_before(game, args[1] if len(args) > 1 else None), engine.rules)
     except SgfError:
         raise CommandError(f"cannot load '{filename}'") from None
     engine.position = position
-    engine.komi = game_komi(game)
+    engine.komi = komi
     engine.handicap = game.handicap
     engine.apply_rules()
     return color_name(position.to_play)

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TextIO
 
 from analysis.go.coords import MAX_SIZE, MIN_SIZE
-from analysis.go.rules import default_komi
+from analysis.go.rules import default_komi, komi_option
 from analysis.match.engine import MatchEngine
 from analysis.match.game import GameConfig, GameResult, play_game, save_sgf
 from analysis.match.log import append, log_line
@@ -173,7 +173,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--games", type=_positive(int), default=2, help="number of games (default 2)")
     parser.add_argument("--size", type=int, default=19, choices=range(MIN_SIZE, MAX_SIZE + 1),
                         metavar=f"{{{MIN_SIZE}..{MAX_SIZE}}}", help="board size (default 19)")
-    parser.add_argument("--komi", type=float, default=None, help="komi (default 7.5 chinese, 6.5 japanese)")
+    parser.add_argument("--komi", type=komi_option, default=None,
+                        help="komi, at most 150 either way (default 7.5 chinese, 6.5 japanese)")
     parser.add_argument("--rules", choices=RULES, default="chinese",
                         help="our referee's ko rule and scoring (default chinese)")
     parser.add_argument("--sgf-dir", type=Path, help="save every game there as game-NNN.sgf")

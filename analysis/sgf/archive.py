@@ -117,17 +117,27 @@ def _games_of(data: bytes, source: str, stats: ReadStats, validate: bool) -> Ite
         yield item
 
 
+def read_limited(path: str, max_bytes: int = DEFAULT_MAX_FILE_BYTES) -> bytes | None:
+    """Return the bytes of the file at ``path``, or None if it holds more than ``max_bytes``.
+
+    At most ``max_bytes + 1`` bytes are read, so a device or a pipe without end (``/dev/zero``)
+    never fills the memory.  Raises OSError if the file cannot be opened or read.
+    """
+    with open(path, "rb") as f:
+        data = f.read(max_bytes + 1)
+    return data if len(data) <= max_bytes else None
+
+
 def _file_games(path: str, stats: ReadStats, validate: bool, max_bytes: int) -> Iterator[GameRecord]:
     """Yield the games of one SGF file on disk."""
     stats.files += 1
     try:
-        if os.path.getsize(path) > max_bytes:
-            stats.record_skip("too_large", f"{path}: larger than {max_bytes} bytes")
-            return
-        with open(path, "rb") as f:
-            data = f.read()
+        data = read_limited(path, max_bytes)
     except OSError as e:
         stats.record_skip("unreadable_file", f"{path}: cannot read: {e}")
+        return
+    if data is None:
+        stats.record_skip("too_large", f"{path}: larger than {max_bytes} bytes")
         return
     yield from _games_of(data, path, stats, validate)
 

@@ -14,7 +14,7 @@ from django.conf import settings
 
 from analysis.go.coords import MAX_SIZE, MIN_SIZE
 from analysis.go.position import Position
-from analysis.go.rules import AREA_RULES, MAX_KOMI, TERRITORY_RULES, known
+from analysis.go.rules import AREA_RULES, MAX_KOMI, TERRITORY_RULES, known, komi_in_range
 from analysis.nets.zoo import UnknownNetwork
 from analysis.review.query import PositionQuery
 from frontend.services import engine
@@ -62,7 +62,7 @@ def _board(query: dict) -> tuple[int, float, str]:
     if _get(query, "boardYSize", int, size, "an integer") != size:
         raise ApiError("only square boards are supported: boardYSize must equal boardXSize")
     komi = _get(query, "komi", (int, float), 7.5, "a number")
-    if not -MAX_KOMI <= komi <= MAX_KOMI:  # compared before float(): a huge integer would overflow it
+    if not komi_in_range(komi):  # compared before float(): a huge integer would overflow it
         raise ApiError(f"'komi' must be between -{MAX_KOMI} and {MAX_KOMI}")
     rules = _get(query, "rules", str, "chinese", "a string").lower()
     if not known(rules):
