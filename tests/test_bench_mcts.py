@@ -17,6 +17,15 @@ def test_the_search_bench_measures_the_shipped_network_named():
     assert figures["search_visits_per_s"] > 0 and figures["raw_positions_per_s"] > 0
 
 
+@pytest.mark.skipif(not VALIDATION.exists(), reason=f"{VALIDATION} is not there")
+def test_the_search_bench_times_the_search_in_each_layout_when_asked():
+    figures = mcts.run(quick=True, network="golois-score", compare_layouts=True)
+    layouts = figures["layouts"]
+    assert set(layouts) == {"NCHW_visits_per_s", "NHWC_visits_per_s", "NHWC_over_NCHW_median_per_position"}
+    assert all(rate > 0 for rate in layouts.values())
+    assert figures["layout"] in ("NCHW", "NHWC") and "NHWC" in figures["precision_reason"]
+
+
 def test_the_search_bench_refuses_a_network_that_cannot_search():
     with pytest.raises(UnknownNetwork, match="backpred"):
         mcts.searching_net("backpred")

@@ -96,6 +96,69 @@ def test_a_network_chooses_its_dtype_on_the_first_batch() -> None:
     assert network.dtype is None
     network.predict([Position(9)])
     assert network.dtype in precision.candidate_dtypes(torch.device("cpu")) and network.dtype_reason
+    assert network.layout in ("NCHW", "NHWC")
+
+
+def timed_pairs(monkeypatch, fastest: tuple[torch.dtype, str], has_bf16: bool) -> list[tuple]:
+    """Make the CPU have bf16 or not, and the timing find the pair ``fastest`` fastest; return the
+    list the pairs timed will be put in."""
+    monkeypatch.setattr(precision, "cpu_has_bf16", lambda: has_bf16)
+    timed: list[tuple] = []
+
+    def fake_fastest(runs: dict) -> dict:
+        for run in runs.values():
+            run()  # each pass runs as it would be timed
+        timed.extend(runs)
+        return {pair: 0.001 if pair == fastest else 0.002 for pair in runs}
+
+    monkeypatch.setattr(precision, "fastest", fake_fastest)
+    return timed
+
+
+@pytest.mark.parametrize("has_bf16", [False, True])
+def test_on_a_cpu_the_network_times_each_dtype_in_both_layouts_and_computes_in_the_fastest(
+        monkeypatch, has_bf16: bool) -> None:
+    positions = [Position(9) for _ in range(3)]
+    for i, p in enumerate(positions):
+        p.play(i * 5)
+    reference = Network(tiny(), dtype="float32").predict(positions)
+    timed = timed_pairs(monkeypatch, (torch.float32, "NHWC"), has_bf16)
+    network = Network(tiny())
+    chosen = network.predict(positions)
+    dtypes = [torch.float32, torch.bfloat16] if has_bf16 else [torch.float32]
+    assert timed == [(dtype, layout) for dtype in dtypes for layout in ("NCHW", "NHWC")]
+    assert (network.dtype, network.layout) == (torch.float32, "NHWC")
+    assert "float32 NHWC 1.0 ms" in network.dtype_reason
+    convolutions = [m.weight for m in network.model.modules() if isinstance(m, torch.nn.Conv2d)]
+    assert convolutions and all(w.is_contiguous(memory_format=torch.channels_last) for w in convolutions)
+    np.testing.assert_allclose(chosen.heads, reference.heads, atol=1e-5)  # the same network, laid out anew
+    np.testing.assert_allclose(chosen.value, reference.value, atol=1e-5)
+
+
+def test_a_network_given_its_dtype_times_nothing_and_computes_in_nchw(monkeypatch) -> None:
+    timed = timed_pairs(monkeypatch, (torch.float32, "NHWC"), True)
+    network = Network(tiny(), dtype="bfloat16")
+    network.predict([Position(9)])
+    assert timed == []
+    assert (network.dtype, network.layout, network.dtype_reason) == (torch.bfloat16, "NCHW", "given")
+    timed_pairs(monkeypatch, (torch.bfloat16, "NCHW"), True)
+    chosen = Network(tiny())
+    chosen.predict([Position(9)])
+    assert (chosen.dtype, chosen.layout) == (torch.bfloat16, "NCHW")
+
+
+def test_a_layout_given_is_kept_or_chosen_from_alone_and_an_unknown_one_is_refused(monkeypatch) -> None:
+    timed = timed_pairs(monkeypatch, (torch.float32, "NCHW"), False)
+    fixed = Network(tiny(), dtype="float32", layout="NHWC")
+    fixed.predict([Position(9)])
+    assert timed == [] and fixed.layout == "NHWC"
+    assert all(m.weight.is_contiguous(memory_format=torch.channels_last)
+               for m in fixed.model.modules() if isinstance(m, torch.nn.Conv2d))
+    only = Network(tiny(), layout="NHWC")
+    only.predict([Position(9)])
+    assert timed == [(torch.float32, "NHWC")] and only.layout == "NHWC"
+    with pytest.raises(ValueError, match="unknown layout 'NDHW'; known: NCHW, NHWC"):
+        Network(tiny(), layout="NDHW")
 
 
 def test_batches_split_and_joined_give_the_same_prediction() -> None:

@@ -14,6 +14,7 @@ shows what transpositions save.
 
 from __future__ import annotations
 
+import copy
 import time
 from collections.abc import Sequence
 
@@ -25,7 +26,7 @@ from analysis.bench.positions import sample_positions
 from analysis.go.position import Position
 from analysis.mcts import Evaluator, NetEvaluator, Search, SearchConfig
 from analysis.nets import precision
-from analysis.nets.inference import Network
+from analysis.nets.inference import LAYOUTS, Network
 from analysis.nets.registry import pick
 from analysis.nets.zoo import UnknownNetwork
 
@@ -48,9 +49,13 @@ class CountingEvaluator:
 
 
 def add_arguments(parser) -> None:
-    """``--network NAME``: a shipped network that can search (default: this device's default)."""
+    """``--network NAME``: a shipped network that can search (default: this device's default);
+    ``--compare-layouts``: the search in each memory layout too (:func:`layout_rates`)."""
     parser.add_argument("--network", default=None,
                         help="a shipped next-move network with a value head (default: this device's default)")
+    parser.add_argument("--compare-layouts", action="store_true",
+                        help="also search in NCHW and in NHWC, in the dtype chosen, the two taking turns "
+                             "position by position: visits/s of each and their median ratio")
 
 
 def searching_net(name: str | None) -> tuple[torch.nn.Module, str]:
@@ -84,9 +89,29 @@ def search_seconds(evaluator: Evaluator, position: Position, visits: int, batch:
     return time.perf_counter() - t0
 
 
-def run(quick: bool = False, network: str | None = None) -> dict:
+def layout_rates(model: torch.nn.Module, dtype: torch.dtype, positions: list[Position], visits: int) -> dict:
+    """Return the search's visits/s with ``model`` in each layout (LAYOUTS) in ``dtype``, the
+    layouts taking turns position by position (each a fresh ``visits``-visit search, cache off),
+    and the median per-position ratio of NHWC's rate to NCHW's: what the choice of the layout is
+    worth to a timed search, measured so that drift on a shared machine falls on both alike."""
+    evaluators = {name: NetEvaluator(Network(copy.deepcopy(model), dtype=dtype, layout=name), cache_size=0)
+                  for name in LAYOUTS}
+    for evaluator in evaluators.values():
+        evaluator.infer(positions[:BATCH])  # warm-up
+    seconds = {name: [] for name in LAYOUTS}
+    for pos in positions:
+        for name, evaluator in evaluators.items():
+            seconds[name].append(search_seconds(evaluator, pos, visits, BATCH))
+    ratios = np.array(seconds["NCHW"]) / np.array(seconds["NHWC"])
+    return {**{f"{name}_visits_per_s": round(len(positions) * visits / sum(times), 1)
+               for name, times in seconds.items()},
+            "NHWC_over_NCHW_median_per_position": round(float(np.median(ratios)), 3)}
+
+
+def run(quick: bool = False, network: str | None = None, compare_layouts: bool = False) -> dict:
     """Return visits/s of the search, raw positions/s of the net (``network`` by name, else the
-    default) at the same batch size, and their ratio.  Raises as :func:`searching_net`."""
+    default) at the same batch size, and their ratio; with ``compare_layouts``, the search in
+    each layout too (:func:`layout_rates`).  Raises as :func:`searching_net`."""
     count, visits = (3, 48) if quick else (12, 192)
     model, weights = searching_net(network)
     positions = sample_positions(count)
@@ -114,6 +139,7 @@ def run(quick: bool = False, network: str | None = None) -> dict:
         "device": net.device.type,
         "threads": torch.get_num_threads(),
         "precision": precision.describe(net.dtype),
+        "layout": net.layout,
         "precision_reason": net.dtype_reason,
         "board_size": 19,
         "positions": count,
@@ -127,4 +153,5 @@ def run(quick: bool = False, network: str | None = None) -> dict:
         "cached_search_visits_per_s": round(count * visits / cached_time, 1),
         "cache_hit_rate": round(hits / (hits + cached.cache.misses), 3),
         "goal": "search visits/s at least 0.70 of the raw batched network positions/s (cache off)",
+        **({"layouts": layout_rates(model, net.dtype, positions, visits)} if compare_layouts else {}),
     }

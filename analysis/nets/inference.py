@@ -3,17 +3,31 @@
 A :class:`Network` wraps a model for positions: it extracts the model's feature set, masks the
 first policy head to the moves that can be its answer (legal moves for a next-move net, the
 mover's stones for a back-prediction net), runs batches of at most ``max_batch`` on the device in
-the dtype :mod:`analysis.nets.precision` chooses, and can average the 8 board symmetries
+the dtype and memory layout chosen on its first batch, and can average the 8 board symmetries
 (Cazenave 2017's bagging).  The bot, the search, the site, evaluation and benchmarks all call it.
 It is safe to share between threads: one forward pass runs at a time.
+
+==========================  =====================================================================
+the network is made with    it computes in
+==========================  =====================================================================
+no dtype, on a CPU          the fastest of every dtype the CPU has (:mod:`analysis.nets.precision`)
+                            in each layout, NCHW and NHWC (channels last), timed on the first
+                            batch (BENCHMARKS: on a Xeon with AMX, NHWC in bf16 gives the search
+                            more visits a second); where NHWC is slower, NCHW wins the timing
+no dtype, on a GPU          the GPU's dtype, in NCHW (nothing timed)
+a dtype (benchmarks,        that dtype, in the layout given, NCHW by default: the same numbers
+evaluation, tests)          every run (float32 in NHWC differs from NCHW in the sixth digit)
+==========================  =====================================================================
 """
 
 from __future__ import annotations
 
+import copy
+import functools
 import logging
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -27,8 +41,9 @@ from analysis.go.position import Position
 from analysis.nets import checkpoint, precision
 from analysis.nets.layers import SCORE_BINS, SCORE_SCALE
 
-CALIBRATION_BATCH = 8  # positions timed in each dtype when the dtype is chosen by measurement
+CALIBRATION_BATCH = 8  # positions timed in each dtype and layout when they are chosen by measurement
 MAX_BATCH = 256
+LAYOUTS = {"NCHW": torch.contiguous_format, "NHWC": torch.channels_last}  # by name, as reasons show them
 
 log = logging.getLogger(__name__)
 
@@ -113,23 +128,32 @@ class Network:
         max_batch: int = MAX_BATCH,
         info: dict | None = None,
         score_kind: str | None = None,
+        layout: str | None = None,
     ) -> None:
         """Wrap ``model`` (moved to ``device``, default CUDA when available, and put in eval mode).
 
-        ``dtype`` (``float32``, ``bfloat16`` or a torch dtype) fixes the precision; None chooses
-        it on the first batch (:func:`analysis.nets.precision.choose_dtype`).  ``info`` is the
+        ``dtype`` (``float32``, ``bfloat16`` or a torch dtype) fixes the precision, in the
+        ``layout`` given (``NCHW``, the default, or ``NHWC``); without a dtype, both are chosen on
+        the first batch (the module docstring), the layout among ``layout`` alone where one is
+        given.  ``info`` is the
         checkpoint's description (preset, samples...).  ``score_kind`` picks the score head the
         score lead comes from (``distribution`` or ``gaussian``); by default the one the shipped
         file names (``info["score_head"]``, see :func:`read_score_head`), else the distribution
-        when the network has one.  Raises ValueError for an unknown dtype, or a score head the
-        network lacks.
+        when the network has one.  Raises ValueError for an unknown dtype or layout, or a score
+        head the network lacks.
         """
+        if layout is not None and layout not in LAYOUTS:
+            raise ValueError(f"unknown layout {layout!r}; known: {', '.join(LAYOUTS)}")
         self.device = torch.device(device) if device is not None else precision.default_device()
         self.model = model.eval().to(self.device)
         self.config = model.config
         self.features = get_feature_set(self.config.feature_set)
         self.dtype = precision.dtype_named(dtype) if isinstance(dtype, str) else dtype
         self.dtype_reason = "given" if dtype is not None else ""
+        self.layouts = (layout,) if layout else tuple(LAYOUTS)  # those to choose from
+        self.layout = (layout or "NCHW") if dtype is not None else ""  # a key of LAYOUTS once chosen
+        if self.layout:
+            self.model.to(memory_format=LAYOUTS[self.layout])
         self.max_batch = max_batch
         self.info = info or {}
         self.score_kind = read_score_head(self.config.score_kinds, score_kind or self.info.get("score_head"))
@@ -225,9 +249,9 @@ class Network:
         mask = torch.from_numpy(masks).to(self.device)
         with self._lock:
             if self.dtype is None:
-                self._choose_dtype(x, mask)
+                self._choose_compute(x, mask)
             with precision.autocast(self.device, self.dtype):
-                out = outputs(self.model, x, mask)
+                out = outputs(self.model, x.contiguous(memory_format=LAYOUTS[self.layout]), mask)
         result = {"heads": torch.softmax(out["policy"].float(), dim=-1)}
         if "value" in out:
             result["value"] = out["value"].float()
@@ -237,10 +261,34 @@ class Network:
             result["score_mean"], result["score_stdev"] = score_moments(out, self.score_kind)
         return {name: tensor.cpu().numpy() for name, tensor in result.items()}
 
-    def _choose_dtype(self, x: torch.Tensor, mask: torch.Tensor) -> None:
-        """Choose the dtype, timing forward passes on CALIBRATION_BATCH copies of the first input."""
-        xs = x[:1].expand(CALIBRATION_BATCH, *x.shape[1:]).contiguous()
+    def _choose_compute(self, x: torch.Tensor, mask: torch.Tensor) -> None:
+        """Choose the dtype and the layout (the module docstring): on a CPU, time forward passes on
+        CALIBRATION_BATCH copies of the first input in each pair, and put the model in the fastest
+        pair's layout."""
+        if self.device.type != "cpu":
+            self.dtype, self.dtype_reason = precision.choose_dtype(self.device)
+            self.layout = self.layouts[0]
+            self.model.to(memory_format=LAYOUTS[self.layout])
+        else:
+            times = precision.fastest(self._calibration_runs(x, mask))
+            self.dtype, self.layout = min(times, key=times.get)
+            self.model.to(memory_format=LAYOUTS[self.layout])
+            timed = ", ".join(f"{precision.describe(dtype)} {layout} {1000 * seconds:.1f} ms"
+                              for (dtype, layout), seconds in times.items())
+            self.dtype_reason = f"timed on this machine: {timed}"
+        log.info("%s network: %s %s on %s (%s)", self.config.feature_set, precision.describe(self.dtype),
+                 self.layout, self.device.type, self.dtype_reason)
+
+    def _calibration_runs(self, x: torch.Tensor, mask: torch.Tensor) -> dict[tuple, Callable[[], object]]:
+        """Return a forward pass on CALIBRATION_BATCH copies of the first input for each pair of a
+        dtype the CPU has and a layout to choose from, by (dtype, layout name); each layout's on a
+        copy of the model in it."""
+        xs = x[:1].expand(CALIBRATION_BATCH, *x.shape[1:])
         ms = mask[:1].expand(CALIBRATION_BATCH, *mask.shape[1:]).contiguous()
-        self.dtype, self.dtype_reason = precision.choose_dtype(self.device, lambda: self.model(xs, ms))
-        log.info("%s network: %s on %s (%s)", self.config.feature_set, precision.describe(self.dtype),
-                 self.device.type, self.dtype_reason)
+        passes = {}
+        for name in self.layouts:
+            memory = LAYOUTS[name]
+            model = copy.deepcopy(self.model).to(memory_format=memory)
+            passes[name] = functools.partial(model, xs.contiguous(memory_format=memory), ms)
+        return {(dtype, name): precision.under(self.device, dtype, passes[name])
+                for dtype in precision.candidate_dtypes(self.device) for name in self.layouts}

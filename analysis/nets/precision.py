@@ -19,7 +19,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Hashable, Mapping
 from pathlib import Path
 
 import torch
@@ -77,24 +77,39 @@ def autocast(device: torch.device, dtype: torch.dtype) -> contextlib.AbstractCon
     return torch.autocast(device.type, dtype=dtype)
 
 
+def fastest(runs: Mapping[Hashable, Callable[[], object]], rounds: int = ROUNDS) -> dict[Hashable, float]:
+    """Return the best time in seconds of each of ``runs`` (ways of doing the same work, by name)
+    over ``rounds`` calls each, after one warm-up call each.  The runs take turns call by call, so
+    that a spell of contention (another process on the core, as when workers start together) slows
+    them alike instead of deciding for whichever was being timed meanwhile: it would have to last
+    ``rounds`` turns to do that."""
+    for run in runs.values():
+        run()
+    best = dict.fromkeys(runs, float("inf"))
+    for _ in range(rounds):
+        for name, run in runs.items():
+            t0 = time.perf_counter()
+            run()
+            best[name] = min(best[name], time.perf_counter() - t0)
+    return best
+
+
+def under(device: torch.device, dtype: torch.dtype, work: Callable[[], object]) -> Callable[[], object]:
+    """Return a call of ``work`` under ``dtype``'s autocast on ``device`` (:func:`autocast`)."""
+
+    def run() -> object:
+        with autocast(device, dtype):
+            return work()
+
+    return run
+
+
 def best_seconds(
     dtypes: tuple[torch.dtype, ...], device: torch.device, work: Callable[[], object], rounds: int = ROUNDS
 ) -> dict[torch.dtype, float]:
-    """Return the best time of ``work`` in each of ``dtypes`` over ``rounds`` calls each, after one
-    warm-up call each.  The dtypes take turns call by call, so that a spell of contention (another
-    process on the core, as when workers start together) slows them alike instead of deciding for
-    whichever was being timed meanwhile: it would have to last ``rounds`` turns to do that."""
-    for dtype in dtypes:
-        with autocast(device, dtype):
-            work()
-    best = dict.fromkeys(dtypes, float("inf"))
-    for _ in range(rounds):
-        for dtype in dtypes:
-            with autocast(device, dtype):
-                t0 = time.perf_counter()
-                work()
-                best[dtype] = min(best[dtype], time.perf_counter() - t0)
-    return best
+    """Return the best time of ``work`` in each of ``dtypes`` over ``rounds`` calls each, the dtypes
+    taking turns (:func:`fastest`)."""
+    return fastest({dtype: under(device, dtype, work) for dtype in dtypes}, rounds)
 
 
 def choose_dtype(device: torch.device, work: Callable[[], object] | None = None) -> tuple[torch.dtype, str]:
