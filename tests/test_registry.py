@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -182,12 +183,16 @@ def test_the_gtp_loader_applies_the_same_rule_to_a_network_without_a_value_head(
 
 
 def test_gtp_names_the_network_it_plays_with_and_refuses_an_unknown_one() -> None:
-    def gtp(*options: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "analysis.gtp", *options], input="quit\n",
+    def gtp(*options: str, commands: str = "quit\n") -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "analysis.gtp", *options], input=commands,
                               capture_output=True, text=True, cwd=ROOT, timeout=120)
 
-    played = gtp("--level", "mcts-50", "--network", "golois", "--size", "9")
+    played = gtp("--level", "mcts-50", "--network", "golois", "--size", "9", commands="genmove b\nquit\n")
     assert played.returncode == 0 and "network golois for mcts-50: golois, asked by name" in played.stderr
+    # then, at the first batch, how the network computes and why
+    on_cuda = torch.cuda.is_available()
+    why = r"cuda \(the GPU's choice\)" if on_cuda else r"cpu \(timed on this machine: float32 NCHW"
+    assert re.search(rf"network: (float32|bfloat16) (NCHW|NHWC) on {why}", played.stderr), played.stderr
     bad = gtp("--network", "alphago")
     assert bad.returncode != 0
     assert "cannot load the network: unknown next-move network 'alphago'; known: " in bad.stderr

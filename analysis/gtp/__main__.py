@@ -5,7 +5,8 @@ rules: 7.5 chinese, 6.5 japanese), ``--size`` (default 19), ``--seed`` (default 
 ``--level`` (a bot level; default ``policy`` when a next-move network is shipped, else
 ``rules``), ``--network`` (a shipped network's name, ``weights/zoo.json``; default: the level's
 own, else its role's default on this machine's device, chosen by :mod:`analysis.nets.registry`
-as the web chooses, and written to stderr with the reason), ``--weights`` (a checkpoint file
+as the web chooses, and written to stderr with the reason; the dtype and memory layout it
+computes in follow on stderr at its first batch), ``--weights`` (a checkpoint file
 instead, used as it is; ``version`` names the network and its fingerprint), ``--resign-threshold`` (0 never
 resigns) and ``--resign-moves`` (how many moves in a row it must stay below),
 ``--threads`` (torch's CPU threads, default 1: on two cores shared with a
@@ -15,6 +16,7 @@ training run one thread searched 3.5 to 9 times faster than two, see BENCHMARKS.
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -27,6 +29,7 @@ from analysis.go.coords import MAX_SIZE, MIN_SIZE
 from analysis.go.rules import komi_option
 from analysis.gtp.engine import RULES, GtpEngine
 from analysis.gtp.stream import read_lines
+from analysis.nets import inference
 from analysis.nets.checkpoint import CheckpointError
 from analysis.nets.fingerprint import fingerprint
 from analysis.nets.registry import Choice, pick
@@ -105,9 +108,21 @@ def main(argv: Sequence[str] | None = None) -> None:
         sys.exit(f"cannot load the network: {exc}")
     if choice is not None:
         print(f"network {choice.name} for {args.level}: {choice.reason}", file=sys.stderr)
+    show_compute_choice()
     engine = GtpEngine(rules=args.rules, komi=args.komi, size=args.size, seed=args.seed, bot=bot,
                        network=network_label(choice, args.weights))
     engine.serve(read_lines(sys.stdin.fileno()), sys.stdout)
+
+
+def show_compute_choice() -> None:
+    """Have the network write on stderr, once its first batch has chosen them, the dtype and the
+    memory layout it computes in and why (:mod:`analysis.nets.inference`), as GUIs show an
+    engine's stderr."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(message)s"))
+    inference_log = logging.getLogger(inference.__name__)
+    inference_log.addHandler(handler)
+    inference_log.setLevel(logging.INFO)
 
 
 if __name__ == "__main__":
