@@ -135,8 +135,8 @@ class Network:
         ``dtype`` (``float32``, ``bfloat16`` or a torch dtype) fixes the precision, in the
         ``layout`` given (``NCHW``, the default, or ``NHWC``); without a dtype, both are chosen on
         the first batch (the module docstring), the layout among ``layout`` alone where one is
-        given.  ``info`` is the
-        checkpoint's description (preset, samples...).  ``score_kind`` picks the score head the
+        given.  ``info`` is the checkpoint's description (preset, samples...).  ``score_kind``
+        picks the score head the
         score lead comes from (``distribution`` or ``gaussian``); by default the one the shipped
         file names (``info["score_head"]``, see :func:`read_score_head`), else the distribution
         when the network has one.  Raises ValueError for an unknown dtype or layout, or a score
@@ -268,14 +268,13 @@ class Network:
         if self.device.type != "cpu":
             self.dtype, self.dtype_reason = precision.choose_dtype(self.device)
             self.layout = self.layouts[0]
-            self.model.to(memory_format=LAYOUTS[self.layout])
         else:
             times = precision.fastest(self._calibration_runs(x, mask))
             self.dtype, self.layout = min(times, key=times.get)
-            self.model.to(memory_format=LAYOUTS[self.layout])
             timed = ", ".join(f"{precision.describe(dtype)} {layout} {1000 * seconds:.1f} ms"
                               for (dtype, layout), seconds in times.items())
             self.dtype_reason = f"timed on this machine: {timed}"
+        self.model.to(memory_format=LAYOUTS[self.layout])
         log.info("%s network: %s %s on %s (%s)", self.config.feature_set, precision.describe(self.dtype),
                  self.layout, self.device.type, self.dtype_reason)
 
