@@ -136,11 +136,10 @@ class Network:
         ``layout`` given (``NCHW``, the default, or ``NHWC``); without a dtype, both are chosen on
         the first batch (the module docstring), the layout among ``layout`` alone where one is
         given.  ``info`` is the checkpoint's description (preset, samples...).  ``score_kind``
-        picks the score head the
-        score lead comes from (``distribution`` or ``gaussian``); by default the one the shipped
-        file names (``info["score_head"]``, see :func:`read_score_head`), else the distribution
-        when the network has one.  Raises ValueError for an unknown dtype or layout, or a score
-        head the network lacks.
+        picks the score head the score lead comes from (``distribution`` or ``gaussian``); by
+        default the one the shipped file names (``info["score_head"]``, see
+        :func:`read_score_head`), else the distribution when the network has one.  Raises
+        ValueError for an unknown dtype or layout, or a score head the network lacks.
         """
         if layout is not None and layout not in LAYOUTS:
             raise ValueError(f"unknown layout {layout!r}; known: {', '.join(LAYOUTS)}")
