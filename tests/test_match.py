@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import re
 import shutil
+import signal
+import subprocess
 import sys
 import time
 from dataclasses import replace
@@ -31,9 +35,9 @@ needs_gnugo = pytest.mark.skipif(shutil.which(GNUGO) is None, reason="GNU Go is 
 # A minimal GTP engine: ``fake.py MODE [SCORE]``.  genmove answers by MODE: ``pass``
 # always passes; ``occupied`` plays A1 every time (illegal from its second
 # move); ``exit`` plays A1, then exits without answering; ``hang`` never answers.
-# final_score answers SCORE (default 0).
+# final_score answers SCORE (default 0).  With FAKE_QUITS set, quit appends MODE to that file.
 FAKE_ENGINE = """\
-import sys, time
+import os, sys, time
 mode, genmoves = sys.argv[1], 0
 for line in sys.stdin:
     words = line.split()
@@ -41,6 +45,9 @@ for line in sys.stdin:
         continue
     reply = ""
     if words[0] == "quit":
+        if "FAKE_QUITS" in os.environ:
+            with open(os.environ["FAKE_QUITS"], "a") as quits:
+                quits.write(mode + "\\n")
         print("=\\n", flush=True)
         break
     if words[0] == "final_score":
@@ -142,6 +149,39 @@ def test_engine_that_hangs_times_out_and_is_killed(tmp_path: Path) -> None:
         with pytest.raises(EngineTimeout):
             engine.genmove("b")
         assert process.poll() is not None
+
+
+def _children(pid: int) -> list[int]:
+    """Return the pids of the direct children of process ``pid``, started by any of its threads (Linux)."""
+    children = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        with contextlib.suppress(FileNotFoundError):  # a thread that has just ended
+            children += [int(child) for child in (task / "children").read_text().split()]
+    return children
+
+
+def test_a_sigterm_to_the_harness_group_records_no_game_and_the_harness_stops_its_engines(
+        tmp_path: Path) -> None:
+    """``timeout`` signals the whole process group: the engines must not die under a game and
+    forfeit it before the harness has seen the signal; the harness quits the idle engine itself."""
+    quits, log = tmp_path / "quits.txt", tmp_path / "match.jsonl"
+    harness = subprocess.Popen(
+        [sys.executable, "-m", "analysis.match", "--black", fake(tmp_path, "hang"), "--white",
+         fake(tmp_path, "pass"), "--games", "2", "--jobs", "2", "--size", "9", "--log", str(log)],
+        cwd=ROOT, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        env={**os.environ, "FAKE_QUITS": str(quits)})
+    deadline = time.monotonic() + 30
+    while len(_children(harness.pid)) < 4 and time.monotonic() < deadline:  # two tables of two engines
+        time.sleep(0.05)
+    engines = _children(harness.pid)
+    assert len(engines) == 4
+    time.sleep(1.0)  # both tables are in their first game: the hanging engine thinks, the other waits
+    os.killpg(harness.pid, signal.SIGTERM)
+    assert harness.wait(timeout=30) == 128 + signal.SIGTERM
+    assert log.read_text() == ""
+    assert quits.read_text().split() == ["pass", "pass"]  # alive when the harness closed them
+    for pid in engines:  # and the hanging ones were killed: none is left behind
+        assert not Path(f"/proc/{pid}").exists() or "zombie" in Path(f"/proc/{pid}/status").read_text()
 
 
 def test_scored_game_between_passing_engines_is_a_draw_by_the_engines(tmp_path: Path) -> None:

@@ -16,8 +16,12 @@ class GtpError(RuntimeError):
 class GtpClient:
     """A GTP v2 engine in a subprocess; use as a context manager."""
 
-    def __init__(self, argv: Sequence[str]) -> None:
-        """Start ``argv``; raises OSError if it cannot be started."""
+    def __init__(self, argv: Sequence[str], own_session: bool = False) -> None:
+        """Start ``argv``; raises OSError if it cannot be started.
+
+        With ``own_session`` the engine runs in a session of its own, so that a signal to our
+        process group (Ctrl-C, ``timeout``) does not reach it: only :meth:`close` stops it.
+        """
         self.argv = list(argv)
         self.proc = subprocess.Popen(
             self.argv,
@@ -26,6 +30,7 @@ class GtpClient:
             stderr=subprocess.DEVNULL,
             text=True,
             bufsize=1,
+            start_new_session=own_session,
         )
 
     def send(self, command: str) -> str:

@@ -68,7 +68,9 @@ class MatchEngine:
         if self.client is not None and not self.broken and self.client.proc.poll() is None:
             return
         self.close()
-        self.client = GtpClient(self.argv)
+        # a signal to the harness's group must not end a game under it: an engine killed by it
+        # would forfeit the game before the harness had seen the signal and stopped recording
+        self.client = GtpClient(self.argv, own_session=True)
         self.broken = False
         self.version = self._ask_version()
 
