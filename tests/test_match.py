@@ -35,7 +35,8 @@ needs_gnugo = pytest.mark.skipif(shutil.which(GNUGO) is None, reason="GNU Go is 
 # A minimal GTP engine: ``fake.py MODE [SCORE]``.  genmove answers by MODE: ``pass``
 # always passes; ``occupied`` plays A1 every time (illegal from its second
 # move); ``exit`` plays A1, then exits without answering; ``hang`` never answers.
-# final_score answers SCORE (default 0).  With FAKE_QUITS set, quit appends MODE to that file.
+# final_score answers SCORE (default 0).  With FAKE_QUITS set, quit appends MODE to that file;
+# with FAKE_QUIT_SECONDS, it answers that many seconds late.
 FAKE_ENGINE = """\
 import os, sys, time
 mode, genmoves = sys.argv[1], 0
@@ -48,6 +49,7 @@ for line in sys.stdin:
         if "FAKE_QUITS" in os.environ:
             with open(os.environ["FAKE_QUITS"], "a") as quits:
                 quits.write(mode + "\\n")
+        time.sleep(float(os.environ.get("FAKE_QUIT_SECONDS", 0)))
         print("=\\n", flush=True)
         break
     if words[0] == "final_score":
@@ -181,6 +183,30 @@ def test_a_sigterm_to_the_harness_group_records_no_game_and_the_harness_stops_it
     assert log.read_text() == ""
     assert quits.read_text().split() == ["pass", "pass"]  # alive when the harness closed them
     for pid in engines:  # and the hanging ones were killed: none is left behind
+        assert not Path(f"/proc/{pid}").exists() or "zombie" in Path(f"/proc/{pid}/status").read_text()
+
+
+def test_a_second_sigterm_during_the_shutdown_does_not_cut_it_short(tmp_path: Path) -> None:
+    """``timeout`` signals the harness, then its group: the second signal comes while the harness
+    quits its engines, and must not leave a table playing on with an engine that never answers."""
+    quits, log = tmp_path / "quits.txt", tmp_path / "match.jsonl"
+    harness = subprocess.Popen(
+        [sys.executable, "-m", "analysis.match", "--black", fake(tmp_path, "pass"), "--white",
+         fake(tmp_path, "hang"), "--games", "2", "--jobs", "2", "--size", "9", "--log", str(log)],
+        cwd=ROOT, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        env={**os.environ, "FAKE_QUITS": str(quits), "FAKE_QUIT_SECONDS": "2"})
+    deadline = time.monotonic() + 30
+    while len(_children(harness.pid)) < 4 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    engines = _children(harness.pid)
+    time.sleep(1.0)  # both tables are in their first game: the hanging engine thinks, the other waits
+    os.kill(harness.pid, signal.SIGTERM)
+    while not quits.exists() and time.monotonic() < deadline:  # the first table's idle engine quits, slowly
+        time.sleep(0.05)
+    os.killpg(harness.pid, signal.SIGTERM)
+    assert harness.wait(timeout=30) == 128 + signal.SIGTERM  # not the hanging engine's 60 s time limit
+    assert log.read_text() == ""
+    for pid in engines:
         assert not Path(f"/proc/{pid}").exists() or "zombie" in Path(f"/proc/{pid}/status").read_text()
 
 

@@ -195,7 +195,10 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
 
 
 def _exit_on_sigterm(signum: int, frame: object) -> None:
-    """Turn SIGTERM into SystemExit, so that the engines are shut down on the way out."""
+    """Turn the first SIGTERM into SystemExit, so that the engines are shut down on the way out, and
+    ignore the later ones: ``timeout`` signals the harness and then its group, and a second
+    SystemExit in the middle of that shutdown would leave a table playing on with its engines."""
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     sys.exit(128 + signum)
 
 
