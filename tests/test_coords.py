@@ -64,6 +64,17 @@ def test_malformed_or_off_board_gtp_vertices_raise(text: str) -> None:
         coords.from_gtp(text, 9)
 
 
+@pytest.mark.parametrize("text", ["A\u0663", "A\u00b2", "E\uff15", "\u212a5", "A" + "1" * 5000, "A+3", "A 3"])
+def test_a_vertex_is_an_ascii_letter_and_ascii_digits_and_the_error_quotes_a_short_part(text: str) -> None:
+    with pytest.raises(CoordinateError) as refused:
+        coords.from_gtp(text, 19)
+    assert str(refused.value).startswith("invalid vertex '") and len(str(refused.value)) < 40
+
+
+def test_a_vertex_may_have_a_leading_zero_and_any_case_and_surrounding_spaces() -> None:
+    assert coords.from_gtp(" a03 ", 9) == coords.from_gtp("A3", 9) == 6 * 9
+
+
 @pytest.mark.parametrize("size", [0, 1, 26, 19.0])
 def test_unsupported_board_sizes_raise(size: int) -> None:
     with pytest.raises(CoordinateError):

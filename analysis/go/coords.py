@@ -19,6 +19,8 @@ Colours are ints: ``BLACK = 1``, ``WHITE = -1``, ``EMPTY = 0``.
 
 from __future__ import annotations
 
+import re
+
 BLACK = 1
 WHITE = -1
 EMPTY = 0
@@ -27,6 +29,7 @@ MIN_SIZE = 2
 MAX_SIZE = 25
 
 GTP_COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
+GTP_VERTEX = re.compile(r"[A-HJ-Z][0-9]{1,2}", re.ASCII)  # upper-cased; ASCII digits only
 SGF_LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
 
@@ -115,20 +118,27 @@ def to_sgf(point: int, size: int) -> str:
 
 
 def from_gtp(text: str, size: int) -> int:
-    """Return the flat index of a GTP vertex such as ``"Q16"`` or ``"pass"`` (any case).
+    """Return the flat index of a GTP vertex such as ``"Q16"`` or ``"pass"`` (any case): an ASCII
+    column letter and one or two ASCII digits.
 
-    Raises CoordinateError for malformed or off-board vertices (including the letter I).
+    Raises CoordinateError for malformed or off-board vertices (including the letter I, and digits
+    of other scripts), quoting at most 16 characters of ``text``.
     """
     t = text.strip().upper()
     if t == "PASS":
         return size * size
-    if len(t) < 2 or t[0] not in GTP_COLUMNS or not t[1:].isdigit():
-        raise CoordinateError(f"invalid vertex {text!r}")
+    if not GTP_VERTEX.fullmatch(t):
+        raise CoordinateError(f"invalid vertex {_quoted(text)}")
     col = GTP_COLUMNS.index(t[0])
     number = int(t[1:])
     if col >= size or not 1 <= number <= size:
-        raise CoordinateError(f"vertex {text!r} is off a {size}x{size} board")
+        raise CoordinateError(f"vertex {_quoted(text)} is off a {size}x{size} board")
     return (size - number) * size + col
+
+
+def _quoted(text: str) -> str:
+    """Return ``text`` quoted for an error message, cut to 16 characters."""
+    return repr(text) if len(text) <= 16 else repr(text[:16]) + "..."
 
 
 def to_gtp(point: int, size: int) -> str:
