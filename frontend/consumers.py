@@ -15,22 +15,68 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from analysis.sgf import GameRecord
 from frontend import tasks
 from frontend.models import Game
-from frontend.services import board, dispatch, games, notify, outage, protocol, variations
+from frontend.services import (
+    board,
+    client,
+    dispatch,
+    games,
+    jobs,
+    notify,
+    outage,
+    protocol,
+    socket_budget,
+    variations,
+)
 from frontend.services import depth as depths
 from frontend.services.requester import Requester
 from frontend.services.requester import from_scope as requester_of
 
 
 class JsonConsumer(AsyncJsonWebsocketConsumer):
-    """Decodes text frames as JSON and answers bad input with an error message instead of closing."""
+    """Decodes text frames as JSON and answers bad input with an error message instead of closing;
+    its client address's budget (:mod:`frontend.services.socket_budget`) bounds the sockets open and
+    the messages read."""
+
+    address: str | None = None  # the client address this socket is counted against while open
+
+    async def websocket_connect(self, message: dict) -> None:
+        """Connect, or refuse a socket past its address's budget: accept it, say why and close it
+        with 4429 (the page does not try again)."""
+        address = client.of_scope(self.scope)
+        if not socket_budget.open_socket(address):
+            await self.accept()
+            await self.send_error(socket_budget.too_many_sockets())
+            await self.close(code=socket_budget.SOCKETS_CLOSE_CODE)
+            return
+        self.address = address
+        try:
+            await super().websocket_connect(message)
+        except BaseException:
+            self.release_address()
+            raise
+
+    async def websocket_disconnect(self, message: dict) -> None:
+        """Stop counting this socket against its address, then disconnect."""
+        self.release_address()
+        await super().websocket_disconnect(message)
+
+    def release_address(self) -> None:
+        """Stop counting this socket against its address (once)."""
+        if self.address is not None:
+            socket_budget.close_socket(self.address)
+            self.address = None
 
     async def receive(
         self, text_data: str | None = None, bytes_data: bytes | None = None, **kwargs: Any
     ) -> None:
-        """Decode a text frame as JSON, replying with an error instead of raising on bad input.
+        """Decode a text frame as JSON, replying with an error instead of raising on bad input, or
+        instead of reading it when the address has sent more than its budget.
 
         ``ValueError`` covers malformed JSON and oversized integers, ``RecursionError`` deep nesting.
         """
+        if self.address is not None and (wait := socket_budget.spend_message(self.address)):
+            await self.send_error(socket_budget.too_many_messages(wait))
+            return
         if text_data is None:
             await self.send_error("binary frames are not supported; send JSON text")
             return
@@ -59,6 +105,17 @@ class PingConsumer(JsonConsumer):
             await self.send_json({"type": "pong"})
         else:
             await self.send_error(f"unknown message type {content['type']!r}")
+
+
+class NoSuchSocketConsumer(JsonConsumer):
+    """Every websocket path that the site does not serve: accepted, told so, and closed with 4404
+    (the page does not reconnect), where the router would fail the handshake with a server error."""
+
+    async def connect(self) -> None:
+        await self.accept()
+        await self.send_error(f"there is no websocket at {self.scope['path'][:100]!r}: "
+                              "boards are at /ws/board/<game id>/ and /ws/shared/<token>/")
+        await self.close(code=4404)
 
 
 class BoardConsumer(JsonConsumer):
@@ -161,7 +218,12 @@ class BoardConsumer(JsonConsumer):
         if outcome.bot_expected_moves is None or self.read_only:
             return
         expected = outcome.bot_expected_moves
-        ticket = await database_sync_to_async(board.request_bot_move)(self.game_id, expected)
+        ask = database_sync_to_async(board.request_bot_move)
+        try:
+            ticket = await ask(self.game_id, expected, self.requester.address)
+        except jobs.AddressCapReached as e:
+            await self.send_error(str(e))
+            return
         if ticket is not None and ticket.new:
             await dispatch.submit_job(ticket.job, tasks.bot_move, self.game_id, expected, ticket.job)
 
@@ -212,7 +274,8 @@ class BoardConsumer(JsonConsumer):
     ) -> None:
         ask = database_sync_to_async(board.request_analysis)
         query, ticket = await ask(
-            self.game_id, self.requester.key, self.channel_name, move_number, ladders=ladders,
+            self.game_id, self.requester.key, self.channel_name, move_number, self.requester.address,
+            ladders=ladders,
             backpred=backpred, network=network, backpred_network=backpred_network, ownership=ownership,
             depth=depth, node=node,
         )
@@ -222,12 +285,12 @@ class BoardConsumer(JsonConsumer):
 
     async def on_estimate(self, move_number: int | None = None) -> None:
         ask = database_sync_to_async(board.request_estimate)
-        query, ticket = await ask(self.game_id, self.requester.key, move_number)
+        query, ticket = await ask(self.game_id, self.requester.key, move_number, self.requester.address)
         await dispatch.submit_job(ticket.job, tasks.estimate_position, query, self.channel_name, ticket.job)
 
     async def on_analyze_game(self, depth: str = depths.NORMAL) -> None:
         start = database_sync_to_async(board.start_game_analysis)
-        analysis_id, job = await start(self.game_id, self.requester.key, depth)
+        analysis_id, job = await start(self.game_id, self.requester.key, depth, self.requester.address)
         started = await database_sync_to_async(board.started_message)(analysis_id)  # every viewer's too
         await self.channel_layer.group_send(
             notify.board_group(self.game_id), {"type": "board.message", "message": started}
@@ -236,7 +299,7 @@ class BoardConsumer(JsonConsumer):
 
     async def on_compare(self, a: str, b: str) -> None:
         ask = database_sync_to_async(board.request_comparison)
-        names, ticket = await ask(self.requester.key, a, b)
+        names, ticket = await ask(self.requester.key, a, b, self.requester.address)
         await dispatch.submit_job(
             ticket.job, tasks.compare_networks, self.game_id, names, self.channel_name, ticket.job
         )

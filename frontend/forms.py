@@ -16,9 +16,9 @@ from analysis.go.handicap import max_fixed_handicap
 from analysis.go.rules import MAX_KOMI, default_komi, known, komi_in_range, rules_kind, white_handicap_bonus
 from analysis.nets.zoo import UnknownNetwork
 from analysis.play.clock import MAX_MAIN, MAX_PERIOD, MAX_PERIODS, TimeControl, TimeControlError
-from analysis.sgf import GameRecord, SgfError, SgfLimits, read_sgf, replay
+from analysis.sgf import GameRecord, SgfError, read_sgf, replay
 from frontend.models import Game
-from frontend.services import client, engine, login_throttle, strength
+from frontend.services import client, engine, games, login_throttle, strength
 
 
 class NewGameForm(forms.Form):
@@ -127,13 +127,6 @@ class SgfTextField(forms.CharField):
         self.validators = [v for v in self.validators if not isinstance(v, ProhibitNullCharactersValidator)]
 
 
-def upload_limits() -> SgfLimits:
-    """Return the bounds of an uploaded or pasted record: ``GOWEB_MAX_SGF_NODES``,
-    ``GOWEB_MAX_SGF_VALUES``, ``GOWEB_MAX_GAME_MOVES`` and ``GOWEB_MAX_PASSES_IN_A_ROW``."""
-    return SgfLimits(nodes=settings.GOWEB_MAX_SGF_NODES, values=settings.GOWEB_MAX_SGF_VALUES,
-                     moves=settings.GOWEB_MAX_GAME_MOVES, passes_in_a_row=settings.GOWEB_MAX_PASSES_IN_A_ROW)
-
-
 class ReviewForm(forms.Form):
     """An SGF file to review: uploaded or pasted."""
 
@@ -141,10 +134,11 @@ class ReviewForm(forms.Form):
     text = SgfTextField(label="or paste SGF", required=False, widget=forms.Textarea(attrs={"rows": 6}))
 
     def clean(self) -> dict:
-        """Read the SGF (within :func:`upload_limits`, refused at the first node or value over them)
-        and replay its main line under the rules the game will be stored with, so size errors, syntax
-        errors, binary data, a record too large, illegal moves (a repetition its ko rule forbids among
-        them), setup the review cannot show and an absurd komi show."""
+        """Read the SGF (within :func:`frontend.services.games.record_limits`, refused at the first
+        node or value over them) and replay its main line under the rules the game will be stored
+        with, so size errors, syntax errors, binary data, a record too large, illegal moves (a
+        repetition its ko rule forbids among them), setup the review cannot show and an absurd komi
+        show."""
         data = super().clean()
         upload, text = data.get("file"), data.get("text", "").strip()
         limit = settings.GOWEB_MAX_SGF_BYTES
@@ -160,7 +154,7 @@ class ReviewForm(forms.Form):
                 raise forms.ValidationError(f"the text is longer than the limit of {limit} bytes")
             raw, source = text, "pasted SGF"
         try:
-            record = read_sgf(raw, source=source, limits=upload_limits())
+            record = read_sgf(raw, source=source, limits=games.record_limits())
             rules = stored_rules(record)
             if not komi_in_range(record.komi):
                 raise SgfError(f"komi {record.komi:g} is out of range: at most {MAX_KOMI} either way",

@@ -152,7 +152,9 @@ class Job(models.Model):
 
     ``owner`` is whom the work counts against (``user:ID``, ``session:KEY``, ``client:ADDRESS``, or
     ``game:ID`` for a game's bot moves); each of its slots ``0 .. cap - 1`` holds at most one job of
-    a kind, which makes the cap hold however many processes take slots at once.  ``payload`` is the
+    a kind, which makes the cap hold however many processes take slots at once.  The client
+    ``address`` that asked (blank: none known) has slots of its own, ``address_slot``, for all its
+    owners' jobs of every kind together (null: not counted).  ``payload`` is the
     task's input, which a newer request replaces while the job is still pending.  ``dispatched``
     and ``broker_run`` say when, and under which run of the broker, its task was last queued: a
     pending job whose task may have been lost is queued again (:func:`frontend.services.jobs.request`).
@@ -180,10 +182,17 @@ class Job(models.Model):
     broker_run = models.CharField(
         max_length=64, blank=True, help_text="the broker's run its task was queued under (Redis's run_id)"
     )
+    address = models.CharField(
+        max_length=64, blank=True, help_text="the client address it also counts against"
+    )
+    address_slot = models.PositiveSmallIntegerField(null=True, blank=True)
 
     class Meta:
         ordering = ("created",)
-        constraints = (models.UniqueConstraint(fields=["owner", "kind", "slot"], name="one_job_per_slot"),)
+        constraints = (
+            models.UniqueConstraint(fields=["owner", "kind", "slot"], name="one_job_per_slot"),
+            models.UniqueConstraint(fields=["address", "address_slot"], name="one_job_per_address_slot"),
+        )
         indexes = (models.Index(fields=["owner", "kind", "game", "state"]),)
 
     def __str__(self) -> str:

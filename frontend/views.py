@@ -19,7 +19,7 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 
 from analysis.features import FEATURE_SETS
 from analysis.review.report import annotate
-from analysis.sgf import read_sgf, write_sgf
+from analysis.sgf import write_sgf
 from frontend import tasks
 from frontend.forms import GameFilterForm, NewGameForm, ReviewForm
 from frontend.models import Game
@@ -84,8 +84,19 @@ def home(request: HttpRequest) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def new_game(request: HttpRequest) -> HttpResponse:
     """Show the new-game form; on a valid POST create the game and go to its board (an invalid
-    one shows the form again with its errors, as a 400, like the upload form)."""
+    one shows the form again with its errors, as a 400, like the upload form).
+
+    Each POST counts against the client address's limit (``GOWEB_NEW_GAME_RATE_LIMIT`` per
+    ``GOWEB_NEW_GAME_RATE_WINDOW`` seconds): over it, the form comes back as filled in, saying so,
+    as a 429, and no game is made.
+    """
     form = NewGameForm(request.POST if request.method == "POST" else None)
+    if request.method == "POST" and not ratelimit.allow("new_game", client.of_request(request)):
+        form.is_valid()  # the fields as entered, with their own errors if any
+        limit, window = settings.GOWEB_NEW_GAME_RATE_LIMIT, settings.GOWEB_NEW_GAME_RATE_WINDOW
+        form.add_error(None, f"too many new games: at most {limit} every {window} seconds from one "
+                             "address; try later")
+        return render(request, "frontend/new_game.html", {"form": form}, status=429)
     if request.method == "POST" and form.is_valid():
         game = games.new_game(session_key(request), user_id=user_id(request), **form.cleaned_data)
         return redirect("frontend:play", pk=game.pk)
@@ -186,14 +197,17 @@ def shared_review(request: HttpRequest, token: str) -> HttpResponse:
     link withdrawn) the site's plain 404 page, saying so, even with DEBUG on (whose technical page
     is for developers' mistakes, not a visitor's stale link).
 
-    The viewer gets a session, so that the position analyses asked count against it.
+    The viewer gets a session, so that the position analyses asked count against it, unless its
+    client address made ``GOWEB_SESSION_RATE_LIMIT`` of them in the last
+    ``GOWEB_SESSION_RATE_WINDOW`` seconds: then they count against the address.
     """
     try:
         game = games.shared_game(token)
     except Game.DoesNotExist:
         message = "This share link is not valid (the owner may have withdrawn it)."
         return render(request, "404.html", {"exception": message}, status=404)
-    session_key(request)
+    if request.session.session_key or ratelimit.allow("session", client.of_request(request)):
+        session_key(request)
     return render_review(request, game, socket=f"/ws/shared/{token}/", shared=True)
 
 
@@ -277,7 +291,7 @@ def download_sgf(request: HttpRequest, pk: int) -> HttpResponse:
     """Download the game's SGF; ``?analysis=1`` adds the latest analysis of the game as it stands as
     comments and SBKV."""
     game = session_game(request, pk)
-    record = read_sgf(game.sgf)
+    record = games.editable_record(game)
     name = f"game-{game.pk}"
     if request.GET.get("analysis"):
         latest = game_analysis.latest_of(game, record, with_results=True)
@@ -320,7 +334,8 @@ async def api_analyze(request: HttpRequest) -> JsonResponse:
         return JsonResponse({"error": message}, status=400)
     query = job.query.to_json()
     try:
-        ticket = await sync_to_async(jobs.request)(f"client:{address}", jobs.Kind.POSITION, query)
+        ask = sync_to_async(jobs.request)
+        ticket = await ask(f"client:{address}", jobs.Kind.POSITION, query, address=address)
     except jobs.CapReached as e:
         return JsonResponse({"error": str(e)}, status=429)
     try:

@@ -54,8 +54,9 @@ def env_int(name: str, default: int) -> int:
         raise ImproperlyConfigured(f"{name}={value!r} is not an integer") from None
 
 
-def env_float(name: str, default: float) -> float:
-    """Return the variable ``name`` read as a positive number."""
+def env_float(name: str, default: float, zero: bool = False) -> float:
+    """Return the variable ``name`` read as a positive number (or 0, with ``zero``: a setting that
+    0 turns off)."""
     value = env_str(name)
     if value is None:
         return default
@@ -63,8 +64,8 @@ def env_float(name: str, default: float) -> float:
         number = float(value)
     except ValueError:
         raise ImproperlyConfigured(f"{name}={value!r} is not a number") from None
-    if not number > 0:
-        raise ImproperlyConfigured(f"{name}={value!r} must be a positive number")
+    if not (number > 0 or (zero and number == 0)):
+        raise ImproperlyConfigured(f"{name}={value!r} must be a positive number" + (" or 0" if zero else ""))
     return number
 
 

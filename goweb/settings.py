@@ -30,7 +30,8 @@ service (SQLite, in-memory channel layer, Celery tasks run eagerly in-process):
   default), the worker keeps no heartbeat;
 - ``GOWEB_MAX_GAME_ANALYSES`` and ``GOWEB_MAX_POSITION_ANALYSES``: the work one user (an account,
   else a browser session; an address on the API) may have queued or running at once (default 1
-  whole-game analysis and 4 position analyses);
+  whole-game analysis and 4 position analyses), and ``GOWEB_MAX_ADDRESS_JOBS`` what one client
+  address may, all its users' analyses and its games' bot moves together (default 10; 0: no cap);
 - ``GOWEB_TASK_VISIBILITY_TIMEOUT``: seconds after which Redis hands a task that no worker
   acknowledged (its worker died) to another worker (default 300; every task message must finish
   well within it, which is why a whole-game analysis runs in chunks);
@@ -48,8 +49,17 @@ service (SQLite, in-memory channel layer, Celery tasks run eagerly in-process):
 - ``GOWEB_UPLOAD_RATE_LIMIT`` and ``GOWEB_UPLOAD_RATE_WINDOW``: SGF uploads and pastes allowed per
   client address per window (seconds) (default 10 per 60 s in production, 0 in development: 0 turns
   the limit off);
+- ``GOWEB_NEW_GAME_RATE_LIMIT`` and ``GOWEB_NEW_GAME_RATE_WINDOW``: games against the bot started
+  per client address per window (seconds), and ``GOWEB_SESSION_RATE_LIMIT`` and
+  ``GOWEB_SESSION_RATE_WINDOW``: browser sessions a share link's page gives one address per window
+  (a viewer past it counts against its address); each 30 per 600 s in production, 0 in development;
 - ``GOWEB_API_RATE_LIMIT`` and ``GOWEB_API_RATE_WINDOW``: requests allowed per client per window
   (seconds) on ``/api/analyze`` (default 60 per 60 s; 0 turns the limit off);
+- ``GOWEB_WS_PER_ADDRESS``: websockets one client address may hold open at once (default 16), and
+  ``GOWEB_WS_MESSAGE_RATE`` and ``GOWEB_WS_MESSAGE_BURST``: the messages its sockets may send
+  together, a second (default 10) and in a burst (default 40); past them a socket is refused and a
+  message answered with an error, unread (:mod:`frontend.services.socket_budget`, counted in each
+  server process; 0 turns a limit off);
 - ``GOWEB_LOGIN_ACCOUNT_FAILURES`` and ``GOWEB_LOGIN_ADDRESS_FAILURES``: failed logins to one
   account (default 5) or from one client address (default 20) after which no password is checked
   there for ``GOWEB_LOGIN_LOCKOUT`` seconds from the first of them (default 900), counted in the cache;
@@ -246,8 +256,15 @@ GOWEB_MAX_GAME_MOVES = env_int("GOWEB_MAX_GAME_MOVES", 1000)
 GOWEB_MAX_PASSES_IN_A_ROW = env_int("GOWEB_MAX_PASSES_IN_A_ROW", 4)
 GOWEB_UPLOAD_RATE_LIMIT = env_int("GOWEB_UPLOAD_RATE_LIMIT", 10 if PRODUCTION else 0)
 GOWEB_UPLOAD_RATE_WINDOW = env_int("GOWEB_UPLOAD_RATE_WINDOW", 60)
+GOWEB_NEW_GAME_RATE_LIMIT = env_int("GOWEB_NEW_GAME_RATE_LIMIT", 30 if PRODUCTION else 0)
+GOWEB_NEW_GAME_RATE_WINDOW = env_int("GOWEB_NEW_GAME_RATE_WINDOW", 600)
+GOWEB_SESSION_RATE_LIMIT = env_int("GOWEB_SESSION_RATE_LIMIT", 30 if PRODUCTION else 0)
+GOWEB_SESSION_RATE_WINDOW = env_int("GOWEB_SESSION_RATE_WINDOW", 600)
 GOWEB_API_RATE_LIMIT = env_int("GOWEB_API_RATE_LIMIT", 60)
 GOWEB_API_RATE_WINDOW = env_int("GOWEB_API_RATE_WINDOW", 60)
+GOWEB_WS_PER_ADDRESS = env_int("GOWEB_WS_PER_ADDRESS", 16)
+GOWEB_WS_MESSAGE_RATE = env_float("GOWEB_WS_MESSAGE_RATE", 10.0, zero=True)
+GOWEB_WS_MESSAGE_BURST = env_int("GOWEB_WS_MESSAGE_BURST", 40)
 GOWEB_LOGIN_ACCOUNT_FAILURES = env_int("GOWEB_LOGIN_ACCOUNT_FAILURES", 5)
 GOWEB_LOGIN_ADDRESS_FAILURES = env_int("GOWEB_LOGIN_ADDRESS_FAILURES", 20)
 GOWEB_LOGIN_LOCKOUT = env_int("GOWEB_LOGIN_LOCKOUT", 15 * 60)
@@ -258,6 +275,7 @@ GOWEB_WORKER_HEARTBEAT_FILE = env_str("GOWEB_WORKER_HEARTBEAT_FILE")
 GOWEB_WORKER_HEARTBEAT_INTERVAL = env_float("GOWEB_WORKER_HEARTBEAT_INTERVAL", 10.0)
 GOWEB_MAX_GAME_ANALYSES = env_int("GOWEB_MAX_GAME_ANALYSES", 1)
 GOWEB_MAX_POSITION_ANALYSES = env_int("GOWEB_MAX_POSITION_ANALYSES", 4)
+GOWEB_MAX_ADDRESS_JOBS = env_int("GOWEB_MAX_ADDRESS_JOBS", 10)
 GOWEB_TORCH_THREADS = env_int("GOWEB_TORCH_THREADS", 1)
 GOWEB_REVIEW_VISITS = env_int("GOWEB_REVIEW_VISITS", 200)
 GOWEB_REVIEW_CHUNK = env_int("GOWEB_REVIEW_CHUNK", 10)

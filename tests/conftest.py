@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,3 +24,13 @@ def _remove_the_test_databases_journal() -> Iterator[None]:
     if name:
         for suffix in ("-wal", "-shm"):
             Path(name + suffix).unlink(missing_ok=True)
+
+
+@pytest.fixture(autouse=True)
+def _no_sockets_counted_open(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Start each test with no websocket counted against any client address: the test client's
+    sockets all come from one, and a test that ends without closing its sockets would otherwise
+    leave them counted (:mod:`frontend.services.socket_budget`, once the web tests imported it)."""
+    budget = sys.modules.get("frontend.services.socket_budget")
+    if budget is not None:
+        monkeypatch.setattr(budget, "_addresses", {})

@@ -12,7 +12,8 @@ from analysis.go.coords import from_gtp
 from analysis.review import analyze
 from analysis.sgf import read_sgf, replay
 from frontend import tasks
-from frontend.services import board, engine, games
+from frontend.services import board, engine, games, parsed
+from frontend.services.recent import Recent
 from tests.web_helpers import make_game
 
 pytestmark = pytest.mark.django_db
@@ -20,16 +21,18 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def counted(monkeypatch: pytest.MonkeyPatch) -> Counter:
-    """Count the web app's SGF parses and replays."""
+    """Count the web app's SGF parses (:mod:`frontend.services.parsed`, starting with none kept)
+    and replays."""
     calls: Counter = Counter()
-    for name in ("read_sgf", "replay"):
-        real = getattr(games, name)
+    monkeypatch.setattr(parsed, "_records", Recent(parsed.KEPT))
+    for module, name in ((parsed, "read_sgf"), (games, "replay")):
+        real = getattr(module, name)
 
         def counting(*args: object, _real=real, _name=name, **kwargs: object) -> object:
             calls[_name] += 1
             return _real(*args, **kwargs)
 
-        monkeypatch.setattr(games, name, counting)
+        monkeypatch.setattr(module, name, counting)
     return calls
 
 

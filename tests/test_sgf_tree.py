@@ -121,3 +121,19 @@ def test_a_handicap_records_tree_starts_after_its_setup_stones() -> None:
     start, placed = walk(record, rules="chinese")
     assert start.to_play == WHITE and start.color_at(from_gtp("C7", 9)) == BLACK
     assert [len(p.position.moves) for p in placed] == [1, 2, 2]
+
+
+def test_a_copied_record_writes_the_same_sgf_and_changing_either_leaves_the_other_alone() -> None:
+    record = read_sgf(RECORD, source="game 7")
+    twin = record.copy()
+    assert write_sgf(twin) == write_sgf(record)
+    assert (twin.size, twin.source, twin.komi) == (9, "game 7", 7.5)
+    extend(twin, find(twin, []), moves("D5", "E5"))
+    find(twin, moves("E5")).set_comment("only in the copy")
+    twin.root.set("KM", "0.5")
+    assert write_sgf(record) == write_sgf(read_sgf(RECORD))
+    assert sum(1 for _ in twin.root.walk()) == sum(1 for _ in record.root.walk()) + 2
+    assert b"only in the copy" in write_sgf(twin) and twin.komi == 0.5
+    assert all(child.parent is node for node in twin.root.walk() for child in node.children)
+    assert twin.root.parent is None
+    assert not {id(n) for n in twin.root.walk()} & {id(n) for n in record.root.walk()}

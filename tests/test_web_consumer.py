@@ -8,12 +8,15 @@ from pathlib import Path
 import pytest
 import redis
 from channels.layers import InMemoryChannelLayer
+from channels.testing import WebsocketCommunicator
 
 from frontend.models import Analysis, Game
 from frontend.services import board, dispatch, engine, game_analysis, games, outage
+from goweb.asgi import application
 from tests.score_net import NAME as SCORE_NET
 from tests.score_net import write_score_weights, write_zoo
 from tests.web_helpers import (
+    ORIGIN,
     connect,
     make_game,
     new_session,
@@ -188,6 +191,19 @@ def test_another_session_cannot_use_the_board() -> None:
         assert (await ws.receive_json_from(timeout=5))["message"] == "there is no game 99999"
 
     asyncio.run(scenario())
+
+
+@pytest.mark.parametrize("path", ["/ws/board/-1/", "/ws/nope/", "/nope", "/ws/board/1/more/"])
+def test_a_socket_path_the_site_does_not_serve_is_told_so_and_closed_with_4404(path: str, caplog) -> None:
+    async def scenario() -> None:
+        ws = WebsocketCommunicator(application, path, headers=[ORIGIN])
+        assert (await ws.connect())[0]
+        reply = await ws.receive_json_from(timeout=5)
+        assert reply["type"] == "error" and reply["message"].startswith(f"there is no websocket at {path!r}")
+        assert (await ws.receive_output(timeout=5)) == {"type": "websocket.close", "code": 4404}
+
+    asyncio.run(scenario())
+    assert not [record for record in caplog.records if record.levelname in ("ERROR", "CRITICAL")]
 
 
 def test_position_analysis_features_and_game_analysis_stream(settings) -> None:

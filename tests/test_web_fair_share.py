@@ -14,13 +14,14 @@ from collections.abc import Iterator
 
 import pytest
 from asgiref.sync import sync_to_async
-from channels.testing import ApplicationCommunicator
+from channels.testing import ApplicationCommunicator, WebsocketCommunicator
 
 from frontend import tasks
 from frontend.models import Analysis, Game, Job
-from frontend.services import broker, dispatch, game_analysis, jobs
+from frontend.services import board, broker, dispatch, game_analysis, jobs
 from goweb.asgi import application
 from tests.web_helpers import (
+    ORIGIN,
     connect,
     make_game,
     new_session,
@@ -35,6 +36,13 @@ FLOOD = 300
 CAP_POSITIONS = "too much work queued: you already have 2 position analyses queued or running"
 CAP_GAMES = "too much work queued: you already have 1 whole-game analysis queued or running"
 
+
+
+@pytest.fixture(autouse=True)
+def messages_unbounded(settings) -> None:
+    """The floods here test the ledger, so the socket reads them all (a client address's message
+    budget, which would answer most unread, is test_web_socket_budget's)."""
+    settings.GOWEB_WS_MESSAGE_RATE = 0
 
 
 @pytest.fixture
@@ -271,6 +279,68 @@ def test_the_cap_and_replacement_in_the_ledger(settings) -> None:
     jobs.release(first.job)
     assert jobs.claim(first.job) is None  # gone: its task is skipped
     assert jobs.request("user:1", jobs.Kind.POSITION, {}).new  # the freed slot
+
+
+def test_an_addresss_sessions_and_games_share_its_cap_and_another_address_has_its_own(settings) -> None:
+    settings.GOWEB_MAX_ADDRESS_JOBS = 3
+    games = [make_game("s") for _ in range(2)]
+    here, there = "203.0.113.7", "198.51.100.8"
+    held = [jobs.request(f"session:{k}", jobs.Kind.POSITION, {}, address=here).job for k in range(2)]
+    held.append(jobs.request(f"game:{games[0].pk}", jobs.Kind.BOT, {}, game_id=games[0].pk, address=here).job)
+    refused = r"too much work queued from your address \(at most 3 analyses or bot moves at once\)"
+    with pytest.raises(jobs.AddressCapReached, match=refused):
+        jobs.request("session:another", jobs.Kind.GAME, {}, replace=False, address=here)
+    with pytest.raises(jobs.AddressCapReached, match="the bot cannot start thinking yet: " + refused):
+        board.request_bot_move(games[1].pk, 0, here)
+    assert jobs.request("session:another", jobs.Kind.GAME, {}, replace=False, address=there).new
+    assert jobs.request("session:another", jobs.Kind.POSITION, {}).new  # no address: not counted
+    jobs.release(held[0])
+    assert jobs.request("session:another", jobs.Kind.POSITION, {}, address=here).new  # the freed slot
+    assert Job.objects.filter(address=here).count() == 3
+
+
+def test_two_sessions_of_one_address_share_its_cap_over_their_sockets(
+    settings, gate: threading.Event
+) -> None:
+    settings.GOWEB_REVIEW_VISITS, settings.GOWEB_MAX_ADDRESS_JOBS, settings.GOWEB_TRUSTED_PROXIES = 4, 1, 1
+    keys = [new_session() for _ in range(2)]
+    boards = [review_game(key) for key in keys]
+
+    async def open_from(game: Game, key: str) -> WebsocketCommunicator:
+        headers = [ORIGIN, (b"cookie", f"sessionid={key}".encode()), (b"x-forwarded-for", b"203.0.113.7")]
+        ws = WebsocketCommunicator(application, f"/ws/board/{game.pk}/", headers=headers)
+        assert (await ws.connect())[0]
+        await receive_until(ws, is_state)
+        return ws
+
+    async def scenario() -> None:
+        first, second = [await open_from(game, key) for game, key in zip(boards, keys, strict=True)]
+        await first.send_json_to({"type": "analyze", "move_number": 2})
+        await running_jobs(Job.Kind.POSITION, 1)
+        await second.send_json_to({"type": "analyze", "move_number": 3})
+        refused = await receive_until(second, lambda m: m["type"] == "error")
+        assert refused["message"] == ("too much work queued from your address (at most 1 analyses or bot "
+                                      "moves at once); wait for one to finish")
+        gate.set()
+        assert (await receive_until(first, is_analysis))["move_number"] == 2
+        await dispatch.wait_idle()
+        await second.send_json_to({"type": "analyze", "move_number": 3})  # the address's slot is free
+        assert (await receive_until(second, is_analysis))["move_number"] == 3
+        await dispatch.wait_idle()
+        for ws in (first, second):
+            await ws.disconnect()
+
+    asyncio.run(scenario())
+    assert not Job.objects.exists()
+
+
+def test_an_addresss_lost_job_stops_counting_after_the_lease(settings) -> None:
+    settings.GOWEB_MAX_ADDRESS_JOBS = 1
+    lost = jobs.request("session:s", jobs.Kind.POSITION, {}, address="203.0.113.7")
+    with pytest.raises(jobs.AddressCapReached):
+        jobs.request("session:t", jobs.Kind.POSITION, {}, address="203.0.113.7")
+    Job.objects.filter(pk=lost.job).update(heartbeat=Job.objects.get(pk=lost.job).heartbeat - jobs.lease())
+    assert jobs.request("session:t", jobs.Kind.POSITION, {}, address="203.0.113.7").new
 
 
 def test_a_lost_job_stops_counting_after_the_lease(settings) -> None:

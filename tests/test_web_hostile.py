@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from django.conf import settings as django_settings
+from django.contrib.sessions.models import Session
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import connection
 from django.test import Client
@@ -92,6 +94,47 @@ def test_uploads_and_pastes_are_rate_limited_per_address(client, settings) -> No
     assert "bad coordinate" not in page and Game.objects.count() == 2
     assert client.get("/review", **address).status_code == 200  # the form itself is not counted
     assert send(client, sgf, "text", REMOTE_ADDR="10.35.4.2").status_code == 302
+
+
+def test_new_games_are_rate_limited_per_address_and_the_refused_form_keeps_what_was_entered(
+    client, settings
+) -> None:
+    settings.GOWEB_NEW_GAME_RATE_LIMIT, settings.GOWEB_NEW_GAME_RATE_WINDOW = 2, 3600
+    here = {"REMOTE_ADDR": "10.35.4.1"}
+    data = {"human_color": "W", "size": 13, "handicap": 0, "komi": 5.5, "rules": "japanese",
+            "bot_level": "rules"}
+    assert [client.post("/new", data, **here).status_code for _ in range(2)] == [302, 302]
+    refused = client.post("/new", data, **here)
+    page = refused.content.decode()
+    assert refused.status_code == 429 and Game.objects.count() == 2
+    assert "too many new games: at most 2 every 3600 seconds from one address; try later" in page
+    assert 'value="5.5"' in page and '<option value="13" selected>' in page
+    assert client.get("/new", **here).status_code == 200  # the form itself is not counted
+    assert client.post("/new", data, REMOTE_ADDR="10.35.4.2").status_code == 302
+
+
+def test_a_share_links_viewers_past_their_addresss_session_limit_count_against_the_address(
+    settings
+) -> None:
+    settings.GOWEB_SESSION_RATE_LIMIT, settings.GOWEB_SESSION_RATE_WINDOW = 2, 3600
+    game = Game.objects.create(owner="someone", sgf=GAME.format(ca="UTF-8"), size=9,
+                               kind=Game.Kind.REVIEW, share_token="shared-token")
+    viewers = [Client() for _ in range(3)]
+    pages = [viewer.get("/shared/shared-token", REMOTE_ADDR="10.35.4.1") for viewer in viewers]
+    assert [page.status_code for page in pages] == [200, 200, 200]  # the page is shown to each
+    assert [has_session(viewer) for viewer in viewers] == [True, True, False]
+    assert Session.objects.count() == 2
+    again = viewers[0].get(f"/shared/{game.share_token}", REMOTE_ADDR="10.35.4.1")  # a session kept
+    assert again.status_code == 200 and Session.objects.count() == 2
+    other = Client()
+    other.get("/shared/shared-token", REMOTE_ADDR="10.35.4.2")
+    assert has_session(other) and Session.objects.count() == 3
+
+
+def has_session(viewer: Client) -> bool:
+    """Whether the site gave ``viewer`` a session cookie (``Client.session`` would make one)."""
+    return bool(viewer.cookies.get(django_settings.SESSION_COOKIE_NAME, None) and
+                viewer.cookies[django_settings.SESSION_COOKIE_NAME].value)
 
 
 def test_production_limits_uploads_by_default_and_development_does_not(tmp_path: Path) -> None:

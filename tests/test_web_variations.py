@@ -162,3 +162,36 @@ def test_a_huge_tree_comes_cut_after_its_main_line_and_takes_no_more_variations(
     monkeypatch.setattr(variations, "MAX_NODES", 5)  # the record has 5
     with pytest.raises(variations.VariationError, match="the most nodes it may have"):
         variations.branch(game.pk, False, None, "BE5", ["D4"])
+
+
+def test_a_viewers_copy_grows_by_at_most_its_own_node_limit_and_a_deletion_makes_room(monkeypatch) -> None:
+    game = review_game(new_session())
+    monkeypatch.setattr(variations, "MAX_PRIVATE_NODES", 3)  # the record has 5 nodes
+    _, private = variations.branch(game.pk, True, None, "BE5", ["D4", "F4"])
+    _, private = variations.branch(game.pk, True, private, "BE5 WD4 BF4", ["C3"])
+    with pytest.raises(variations.VariationError, match=r"your copy of this shared review has the most "
+                                                        r"moves it may add \(3\): delete a variation first"):
+        variations.branch(game.pk, True, private, "BE5 WD4 BF4 WC3", ["G3"])
+    _, private = variations.delete_branch(game.pk, True, private, "BE5 WD4 BF4 WC3")
+    _, private = variations.branch(game.pk, True, private, "BE5 WD4 BF4", ["G3"])
+    assert sum(1 for _ in private.nodes()) == 8
+    game.refresh_from_db()
+    assert game.sgf == RECORD
+    variations.branch(game.pk, False, None, "BE5", ["D4", "F4", "C3", "G3"])  # the owner's own limit
+
+
+def test_a_variation_stays_within_the_records_limits_so_its_sgf_uploads_again(settings, client) -> None:
+    settings.GOWEB_MAX_GAME_MOVES, settings.GOWEB_MAX_PASSES_IN_A_ROW = 5, 2
+    key = new_session()
+    game = review_game(key)
+    too_long = "this variation cannot be played on: too large: a line of play has more than 5 moves"
+    with pytest.raises(variations.VariationError, match=too_long):
+        variations.branch(game.pk, False, None, "BE5", ["D4", "F4", "C3", "G3", "E3"])
+    too_many_passes = "this variation cannot be played on: too large: more than 2 passes in a row"
+    with pytest.raises(variations.VariationError, match=too_many_passes):
+        variations.branch(game.pk, False, None, "BE5", ["pass", "pass", "pass"])
+    variations.branch(game.pk, False, None, "BE5", ["D4", "F4", "pass", "pass"])  # at the limits
+    game.refresh_from_db()
+    assert client.post("/review", {"text": game.sgf}).status_code == 302  # the record as it now is
+    uploaded = Game.objects.exclude(pk=game.pk).get()
+    assert sum(1 for _ in read_sgf(uploaded.sgf).nodes()) == sum(1 for _ in read_sgf(RECORD).nodes()) + 4

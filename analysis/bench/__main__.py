@@ -19,6 +19,7 @@ BENCHES = {
     "board": "analysis.bench.board",
     "bot": "analysis.bench.bot",
     "features": "analysis.bench.features",
+    "flood": "analysis.bench.flood",
     "mcts": "analysis.bench.mcts",
     "mistakes": "analysis.bench.mistakes",
     "nn": "analysis.bench.nn",

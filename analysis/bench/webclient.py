@@ -58,15 +58,14 @@ class SiteSession:
         fields = {"human_color": "B", "size": size, "handicap": 0, "komi": 7.5, "rules": "chinese"}
         return self._submit("/new", {**fields, "bot_level": level}, timeout)
 
-    def board(self, game_id: int) -> connect:
-        """Return the connection context of the game's board websocket (``async with``)."""
+    def board(self, game_id: int, address: str | None = None) -> connect:
+        """Return the connection context of the game's board websocket (``async with``); with an
+        ``address``, as the site's trusted proxy would name the client (``X-Forwarded-For``)."""
         ws_url = self.base_url.replace("http", "ws", 1) + f"/ws/board/{game_id}/"
-        return connect(
-            ws_url,
-            origin=self.base_url,
-            additional_headers={"Cookie": f"sessionid={self._cookie('sessionid')}"},
-            max_size=2**24,
-        )
+        headers = {"Cookie": f"sessionid={self._cookie('sessionid')}"}
+        if address is not None:
+            headers["X-Forwarded-For"] = address
+        return connect(ws_url, origin=self.base_url, additional_headers=headers, max_size=2**24)
 
 
 async def send(ws: ClientConnection, message: dict) -> None:

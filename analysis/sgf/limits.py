@@ -26,6 +26,14 @@ class SgfLimits:
     moves: int | None = None
     passes_in_a_row: int | None = None
 
+    def check_line(self, moves: int, passes: int) -> None:
+        """Raise SgfError (kind ``"too_large"``) if a line of play reaching ``moves`` moves, the last
+        ``passes`` of them passes, is over these limits."""
+        if self.moves is not None and moves > self.moves:
+            raise too_large(f"a line of play has more than {self.moves} moves")
+        if self.passes_in_a_row is not None and passes > self.passes_in_a_row:
+            raise too_large(f"more than {self.passes_in_a_row} passes in a row")
+
 
 def too_large(what: str, where: str | None = None, move_number: int | None = None) -> SgfError:
     """Return the SgfError (kind ``"too_large"``) of a record over one of its limits: ``what`` says

@@ -173,7 +173,7 @@ def _check_tree(game: GameRecord, limits: SgfLimits) -> None:
             node.setup(size)
             if move is not None:
                 passes = passes + 1 if move[1] == size * size else 0
-                _check_line(moves + 1, passes, limits)
+                limits.check_line(moves + 1, passes)
         except SgfError as e:
             raise e.located(
                 source=game.source, where=where, move_number=moves + 1 if is_move else None
@@ -183,14 +183,6 @@ def _check_tree(game: GameRecord, limits: SgfLimits) -> None:
             (child, depth + 1, moves, passes, main and i == 0) for i, child in enumerate(node.children)
         )
 
-
-def _check_line(moves: int, passes: int, limits: SgfLimits) -> None:
-    """Raise SgfError (kind ``"too_large"``) if a line of play reaching ``moves`` moves, the last
-    ``passes`` of them passes, is over ``limits``."""
-    if limits.moves is not None and moves > limits.moves:
-        raise too_large(f"a line of play has more than {limits.moves} moves")
-    if limits.passes_in_a_row is not None and passes > limits.passes_in_a_row:
-        raise too_large(f"more than {limits.passes_in_a_row} passes in a row")
 
 
 def _not_sgf(data: bytes | str) -> str | None:

@@ -47,7 +47,8 @@ def current(game_id: int) -> Outcome:
     it on time if the player on the move has run out (a page asks when its clock shows zero)."""
     game = Game.objects.get(pk=game_id)
     settled = games.settle_clock(game)
-    return _outcome(games.load(settled), changed=settled.phase != game.phase)  # ended on time just now
+    ended_now = settled.phase != game.phase  # ended on time just now
+    return _outcome(games.load(settled, editable=False), changed=ended_now)
 
 
 def _change(game_id: int, action: Callable[..., object], *args: object) -> Outcome:
@@ -199,9 +200,12 @@ def feature_plane(game_id: int, move_number: int, set_name: str, plane: str, nod
     }
 
 
-def request_comparison(owner: str, a: str, b: str) -> tuple[list[str], jobs.Ticket]:
-    """Ask for the comparison of two next-move networks for ``owner``; return the networks'
-    names and the job's ticket (it takes one of ``owner``'s position-analysis slots).
+def request_comparison(
+    owner: str, a: str, b: str, address: str | None = None
+) -> tuple[list[str], jobs.Ticket]:
+    """Ask for the comparison of two next-move networks for ``owner`` at client ``address``; return
+    the networks' names and the job's ticket (it takes one of ``owner``'s position-analysis slots,
+    and one of the address's: :func:`frontend.services.jobs.request`).
 
     Raises UnknownNetwork for a network that is not shipped, GameError for the same one twice,
     CapReached when ``owner`` has as many position analyses queued or running as allowed.
@@ -209,17 +213,21 @@ def request_comparison(owner: str, a: str, b: str) -> tuple[list[str], jobs.Tick
     names = [engine.pick(a).name, engine.pick(b).name]
     if names[0] == names[1]:
         raise games.GameError("choose two different networks to compare")
-    return names, jobs.request(owner, jobs.Kind.POSITION, {"networks": names}, replace=False)
+    payload = {"networks": names}
+    return names, jobs.request(owner, jobs.Kind.POSITION, payload, replace=False, address=address)
 
 
-def request_estimate(game_id: int, owner: str, move_number: int | None) -> tuple[dict, jobs.Ticket]:
+def request_estimate(
+    game_id: int, owner: str, move_number: int | None, address: str | None = None
+) -> tuple[dict, jobs.Ticket]:
     """Ask for the score estimate of the position after ``move_number`` moves (None: now) for
-    ``owner``; return the query (JSON) and the job's ticket (one of ``owner``'s position slots).
+    ``owner`` at client ``address``; return the query (JSON) and the job's ticket (one of
+    ``owner``'s position slots, and one of the address's).
 
     Raises GameError for a bad move number, CapReached over the cap.
     """
     query = position_query(game_id, move_number, ladders=False, backpred=False).to_json()
-    return query, jobs.request(owner, jobs.Kind.POSITION, query, replace=False)
+    return query, jobs.request(owner, jobs.Kind.POSITION, query, replace=False, address=address)
 
 
 def search_choices(game_id: int) -> list[str | None]:
@@ -231,41 +239,52 @@ def search_choices(game_id: int) -> list[str | None]:
 
 
 def request_analysis(
-    game_id: int, owner: str, reply_channel: str, move_number: int, **options: object
+    game_id: int, owner: str, reply_channel: str, move_number: int, address: str | None = None,
+    **options: object,
 ) -> tuple[dict, jobs.Ticket]:
-    """Ask for the analysis of the position after ``move_number`` moves for ``owner``, answered on
-    ``reply_channel``, with the ``options`` of :func:`position_query`; return the query (JSON) and
-    the job's ticket (a request replacing ``owner``'s waiting one for this game needs no new task).
+    """Ask for the analysis of the position after ``move_number`` moves for ``owner`` at client
+    ``address``, answered on ``reply_channel``, with the ``options`` of :func:`position_query`;
+    return the query (JSON) and the job's ticket (a request replacing ``owner``'s waiting one for
+    this game needs no new task).
 
     Raises GameError for a bad move number, UnknownNetwork for a network not shipped, CapReached
-    when ``owner`` has as many position analyses queued or running as allowed.
+    when ``owner`` (or the address) has as many position analyses (jobs) queued or running as allowed.
     """
     query = position_query(game_id, move_number, **options).to_json()
-    ticket = jobs.request(owner, jobs.Kind.POSITION, query, game_id=game_id, reply_channel=reply_channel)
+    ticket = jobs.request(owner, jobs.Kind.POSITION, query, game_id=game_id, reply_channel=reply_channel,
+                          address=address)
     return query, ticket
 
 
-def request_bot_move(game_id: int, expected_moves: int) -> jobs.Ticket | None:
-    """Ask for the bot's move in a game with ``expected_moves`` moves; return the job's ticket, or
-    None when the game already has a move being thought about and one waiting (that one now asks
-    for this move)."""
+def request_bot_move(game_id: int, expected_moves: int, address: str | None = None) -> jobs.Ticket | None:
+    """Ask for the bot's move in a game with ``expected_moves`` moves, counted against the client
+    ``address`` of its player too; return the job's ticket, or None when the game already has a move
+    being thought about and one waiting (that one now asks for this move).
+
+    Raises AddressCapReached when the address has as many jobs queued or running as allowed.
+    """
     payload = {"expected_moves": expected_moves}
     try:
-        return jobs.request(f"game:{game_id}", jobs.Kind.BOT, payload, game_id=game_id)
+        return jobs.request(f"game:{game_id}", jobs.Kind.BOT, payload, game_id=game_id, address=address)
+    except jobs.AddressCapReached as e:
+        message = f"the bot cannot start thinking yet: {e}; then reload the page"
+        raise jobs.AddressCapReached(message) from None
     except jobs.CapReached:
         return None
 
 
 def start_game_analysis(
-    game_id: int, owner: str | None = None, depth: str = depths.NORMAL
+    game_id: int, owner: str | None = None, depth: str = depths.NORMAL, address: str | None = None
 ) -> tuple[int, int | None]:
     """Create an Analysis for the game, searching each position to ``depth``
     (:mod:`frontend.services.depth`), or resume the one cancelled (or failed) part of the way
     through at that depth, from its first missing position (:func:`resumable`); and, given an
-    ``owner``, the job that counts it against their cap; return (analysis id, job id or None).
+    ``owner``, the job that counts it against their cap and their client ``address``'s; return
+    (analysis id, job id or None).
 
     Raises GameError for an unknown depth or if an analysis of the game is already running,
-    CapReached when ``owner`` has as many whole-game analyses queued or running as allowed.
+    CapReached when ``owner`` (or the address) has as many whole-game analyses (jobs) queued or
+    running as allowed.
     """
     visits = depths.visits(depth)
     game = Game.objects.get(pk=game_id)
@@ -288,7 +307,8 @@ def start_game_analysis(
         if owner is None:
             return analysis.pk, None
         payload = {"analysis": analysis.pk}
-        ticket = jobs.request(owner, jobs.Kind.GAME, payload, game_id=game_id, replace=False)
+        ticket = jobs.request(owner, jobs.Kind.GAME, payload, game_id=game_id, replace=False,
+                              address=address)
         return analysis.pk, ticket.job
 
 

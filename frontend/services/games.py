@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import re
 import secrets
-import threading
 import time
-from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -33,9 +31,10 @@ from analysis.review.analyze import game_positions
 from analysis.review.ended import ended, territory_marks
 from analysis.review.ended import marked_dead as ended_marks
 from analysis.review.notes import without_analysis
-from analysis.sgf import GameRecord, read_sgf, replay, write_sgf
+from analysis.sgf import GameRecord, SgfLimits, replay, write_sgf
 from frontend.models import Game, other
-from frontend.services import clock
+from frontend.services import clock, parsed
+from frontend.services.recent import Recent
 from frontend.services.requester import Requester
 
 GLYPHS = {BLACK: "X", WHITE: "O", 0: "."}
@@ -51,8 +50,7 @@ SGF_RULES = {  # the RU a new game's record names its rules with
 
 NO_CLOCK = TimeControl()
 SETTLED_CACHE = 1024  # positions whose settledness a process keeps: a page asking its state again is free
-_settled_boards: OrderedDict[tuple[int, int, int], bool] = OrderedDict()
-_settled_lock = threading.Lock()
+_settled_boards: Recent[tuple[int, int, int], bool] = Recent(SETTLED_CACHE)
 SHARE_TOKEN = re.compile(r"[A-Za-z0-9_-]{1,32}")  # what new_share_token makes, in Game.share_token
 
 
@@ -129,9 +127,24 @@ def owned_by(requester: Requester) -> QuerySet[Game]:
     return Game.objects.filter(user=None, owner=requester.session_key)
 
 
+def record_limits() -> SgfLimits:
+    """Return the bounds of a game's record, uploaded, pasted or grown by its variations:
+    ``GOWEB_MAX_SGF_NODES``, ``GOWEB_MAX_SGF_VALUES``, ``GOWEB_MAX_GAME_MOVES`` and
+    ``GOWEB_MAX_PASSES_IN_A_ROW``."""
+    return SgfLimits(nodes=settings.GOWEB_MAX_SGF_NODES, values=settings.GOWEB_MAX_SGF_VALUES,
+                     moves=settings.GOWEB_MAX_GAME_MOVES, passes_in_a_row=settings.GOWEB_MAX_PASSES_IN_A_ROW)
+
+
 def record_of(game: Game) -> GameRecord:
-    """Return the game's SGF record (parsed from the row)."""
-    return read_sgf(game.sgf, source=f"game {game.pk}")
+    """Return the game's SGF record parsed from the row, to read only: it is shared with the other
+    readers of the same text (:mod:`frontend.services.parsed`).  Raises SgfError for a bad record."""
+    return parsed.record(game.pk, game.sgf)
+
+
+def editable_record(game: Game) -> GameRecord:
+    """Return a copy of the game's SGF record of the caller's own, to change.  Raises SgfError for a
+    bad record."""
+    return record_of(game).copy()
 
 
 def handicap_bonus(game: Game, record: GameRecord | None = None) -> float:
@@ -146,9 +159,10 @@ def handicap_bonus(game: Game, record: GameRecord | None = None) -> float:
     return replay(record, upto=opening, rules=game.rules).komi - record.komi  # the handicap is there
 
 
-def load(game: Game) -> LoadedGame:
-    """Return ``game`` with its record parsed and replayed under its rules (ko rule, handicap bonus)."""
-    record = record_of(game)
+def load(game: Game, editable: bool = True) -> LoadedGame:
+    """Return ``game`` with its record parsed and replayed under its rules (ko rule, handicap bonus):
+    a record of its own when ``editable``, else the shared one, to read only (:func:`record_of`)."""
+    record = editable_record(game) if editable else record_of(game)
     return LoadedGame(game, record, replay(record, rules=game.rules))
 
 
@@ -479,16 +493,8 @@ def settled_for_the_human(loaded: LoadedGame) -> bool | None:
         return None
     position = loaded.position
     key = (position.size, position.hash, position.to_play)
-    with _settled_lock:
-        if key in _settled_boards:
-            _settled_boards.move_to_end(key)
-            return _settled_boards[key]
-    settled = settlement(position).settled  # 200 playouts: about 40 ms on an open 19x19 board
-    with _settled_lock:
-        _settled_boards[key] = settled
-        while len(_settled_boards) > SETTLED_CACHE:
-            _settled_boards.popitem(last=False)
-    return settled
+    # 200 playouts: about 40 ms on an open 19x19 board
+    return _settled_boards.get(key, lambda: settlement(position).settled)
 
 
 def state(loaded: LoadedGame) -> dict:

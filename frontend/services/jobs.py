@@ -2,11 +2,13 @@
 
 Each kind of work has a cap per owner: ``GOWEB_MAX_POSITION_ANALYSES`` position analyses and
 ``GOWEB_MAX_GAME_ANALYSES`` whole-game analyses per user (an account, a browser session, or an
-address on the API), and two bot moves per game (one thinking, one waiting).  A job takes one of
-its owner's numbered slots, unique in the database, so the cap holds across web processes and
-Celery workers alike.  A newer request of the same owner for the same game replaces the request of
-a job that has not started: the queued task runs the newest request when a worker takes it, so a
-flood of requests leaves one job waiting, never hundreds.
+address on the API), and two bot moves per game (one thinking, one waiting).  The client address
+that asked has a cap of its own, ``GOWEB_MAX_ADDRESS_JOBS`` jobs of every kind and owner together,
+so that a client cannot multiply its caps by opening sessions or games.  A job takes one of its
+owner's numbered slots, and one of its address's, each unique in the database, so the caps hold
+across web processes and Celery workers alike.  A newer request of the same owner for the same
+game replaces the request of a job that has not started: the queued task runs the newest request
+when a worker takes it, so a flood of requests leaves one job waiting, never hundreds.
 
 A job is deleted when its task ends.  One whose task was lost (no sign of life for twice the
 broker's visibility timeout) no longer counts.  A waiting job whose task may have been lost (queued
@@ -33,7 +35,12 @@ BOT_MOVES_PER_GAME = 2  # the move being thought about, and the one asked for si
 
 
 class CapReached(ValueError):
-    """The requester already has as much of this kind of work queued or running as allowed."""
+    """The requester (or its address) already has as much of this kind of work queued or running as
+    allowed."""
+
+
+class AddressCapReached(CapReached):
+    """The requester's client address already has ``GOWEB_MAX_ADDRESS_JOBS`` jobs queued or running."""
 
 
 @dataclass(frozen=True)
@@ -67,6 +74,12 @@ def cap_message(kind: str) -> str:
     return f"too much work queued: you already have {limit} {what} queued or running; wait for one to finish"
 
 
+def address_cap_message() -> str:
+    """Return what a requester over its address's cap is told."""
+    return (f"too much work queued from your address (at most {settings.GOWEB_MAX_ADDRESS_JOBS} analyses "
+            "or bot moves at once); wait for one to finish")
+
+
 def lease() -> timedelta:
     """Return how long a job may go without a sign of life before it stops counting (its task was lost)."""
     return timedelta(seconds=2 * settings.GOWEB_TASK_VISIBILITY_TIMEOUT)
@@ -80,13 +93,15 @@ def request(
     game_id: int | None = None,
     reply_channel: str = "",
     replace: bool = True,
+    address: str | None = None,
 ) -> Ticket:
-    """Take a slot of ``owner``'s cap of ``kind`` for ``payload``, or, with ``replace``, give
-    ``payload`` to the job of the same owner, kind and game that is still waiting.
+    """Take a slot of ``owner``'s cap of ``kind`` for ``payload``, and one of its client
+    ``address``'s (None: not counted), or, with ``replace``, give ``payload`` to the job of the same
+    owner, kind and game that is still waiting.
 
     Returns the Ticket (``new`` too when the waiting job's task may have been lost: see
-    :func:`maybe_lost`); raises CapReached (with the message for the requester) when every slot is
-    taken, and redis.RedisError when the broker cannot be reached.
+    :func:`maybe_lost`); raises CapReached (with the message for the requester) when every slot of
+    the owner or the address is taken, and redis.RedisError when the broker cannot be reached.
     """
     run = broker.current_run()
     with transaction.atomic():
@@ -104,24 +119,35 @@ def request(
         mine = Job.objects.filter(owner=owner, kind=kind)
         mine.filter(heartbeat__lt=timezone.now() - lease()).delete()
         taken = set(mine.values_list("slot", flat=True))
-        for slot in range(cap(kind)):
-            if slot in taken:
-                continue
-            try:
-                with transaction.atomic():
-                    job = Job.objects.create(
-                        owner=owner,
-                        kind=kind,
-                        slot=slot,
-                        game_id=game_id,
-                        payload=payload,
-                        reply_channel=reply_channel,
-                        broker_run=run,
-                    )
-            except IntegrityError:  # another process took this slot meanwhile
-                continue
-            return Ticket(job.pk, new=True)
+        free = [slot for slot in range(cap(kind)) if slot not in taken]
+        if not free:
+            raise CapReached(cap_message(kind))
+        fields = {"owner": owner, "kind": kind, "game_id": game_id, "payload": payload,
+                  "reply_channel": reply_channel, "broker_run": run, "address": address or ""}
+        for slot in free:
+            for address_slot in free_address_slots(address):
+                try:
+                    with transaction.atomic():
+                        job = Job.objects.create(slot=slot, address_slot=address_slot, **fields)
+                except IntegrityError:  # another process took one of these slots meanwhile
+                    continue
+                return Ticket(job.pk, new=True)
     raise CapReached(cap_message(kind))
+
+
+def free_address_slots(address: str | None) -> list[int | None]:
+    """Return the slots of ``address``'s cap that no live job holds (``[None]``, no slot, for no
+    address or no cap: ``GOWEB_MAX_ADDRESS_JOBS`` 0); raises CapReached when every one is taken."""
+    limit = settings.GOWEB_MAX_ADDRESS_JOBS
+    if not address or limit <= 0:
+        return [None]
+    held = Job.objects.filter(address=address)
+    held.filter(heartbeat__lt=timezone.now() - lease()).delete()
+    taken = set(held.exclude(address_slot=None).values_list("address_slot", flat=True))
+    free: list[int | None] = [slot for slot in range(limit) if slot not in taken]
+    if not free:
+        raise AddressCapReached(address_cap_message())
+    return free
 
 
 def maybe_lost(job: Job, run: str, now: datetime) -> bool:

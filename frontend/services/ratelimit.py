@@ -12,6 +12,8 @@ from django.core.cache import cache
 SCOPES = {
     "api": ("GOWEB_API_RATE_LIMIT", "GOWEB_API_RATE_WINDOW"),
     "upload": ("GOWEB_UPLOAD_RATE_LIMIT", "GOWEB_UPLOAD_RATE_WINDOW"),
+    "new_game": ("GOWEB_NEW_GAME_RATE_LIMIT", "GOWEB_NEW_GAME_RATE_WINDOW"),
+    "session": ("GOWEB_SESSION_RATE_LIMIT", "GOWEB_SESSION_RATE_WINDOW"),
 }
 
 
@@ -20,8 +22,7 @@ def allow(scope: str, client: str) -> bool:
     over the limit.
 
     The limit of ``"api"`` is ``GOWEB_API_RATE_LIMIT`` requests per ``GOWEB_API_RATE_WINDOW``
-    seconds, that of ``"upload"`` ``GOWEB_UPLOAD_RATE_LIMIT`` per ``GOWEB_UPLOAD_RATE_WINDOW``
-    (0 requests means no limit).
+    seconds, and so on for ``"upload"``, ``"new_game"`` and ``"session"`` (0 requests means no limit).
     """
     limit, window = (getattr(settings, name) for name in SCOPES[scope])
     if limit <= 0:

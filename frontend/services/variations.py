@@ -22,6 +22,7 @@ from analysis.go.coords import BLACK, WHITE, CoordinateError, from_gtp, to_gtp
 from analysis.review.notes import read_node, without_analysis, write_node
 from analysis.sgf import GameRecord, SgfError, SgfNode, write_sgf
 from analysis.sgf.tree import (
+    Move,
     TreeError,
     anchor,
     delete,
@@ -36,11 +37,16 @@ from analysis.sgf.tree import (
 from analysis.sgf.tree import promote as promote_line
 from frontend.models import Game
 from frontend.services import games
+from frontend.services.recent import Recent
 
 MAX_LINE = 1000  # moves in a node's name
 MAX_MOVES = 60  # moves played on in one request (a candidate's variation is at most 20)
 MAX_SHOWN = 2000  # nodes of a tree message: a bigger tree (an uploaded joseki file) is cut
 MAX_NODES = 5000  # nodes of a record that variations are still added to
+MAX_PRIVATE_NODES = 500  # nodes a shared review's viewer may add to its copy of the game's record
+SHOWN_KEPT = 8  # trees as last shown (up to about 1 MB of JSON each), kept for the next viewer asking
+
+_shown: Recent[tuple[int, str, str, bool], dict] = Recent(SHOWN_KEPT)
 COLORS = {"B": BLACK, "W": WHITE}
 ENTRY_FIELDS = ("to_play", "black_winrate", "black_score_lead", "visits", "best", "candidates")
 
@@ -88,15 +94,21 @@ def _editing(
 ) -> Iterator[_Edit]:
     """Yield the record to explore: the owner's game, locked and saved at the end if it changed, or
     the socket's copy (a fresh one from the game when it has none).  Without ``change`` nothing is
-    locked or saved; raises VariationError for a ``change`` of a game still being played."""
+    locked or saved, and the record yielded is the game's shared one, to read only
+    (:func:`frontend.services.games.record_of`); raises VariationError for a ``change`` of a game
+    still being played."""
     with transaction.atomic():
         game = (Game.objects.select_for_update() if change else Game.objects).get(pk=game_id)
         if change:
             _require_over(game)
-        if read_only:
-            yield _Edit(game, private if private is not None else games.record_of(game), False)
+        if read_only and private is not None:
+            yield _Edit(game, private, False)
             return
-        edit = _Edit(game, games.record_of(game), True)
+        record = games.editable_record(game) if change else games.record_of(game)
+        if read_only:
+            yield _Edit(game, record, False)
+            return
+        edit = _Edit(game, record, True)
         yield edit
         if change and (text := write_sgf(edit.record).decode()) != game.sgf:
             game.sgf = text
@@ -116,10 +128,12 @@ def _done(edit: _Edit, current: SgfNode | None, **extra: object) -> tuple[dict, 
 
 
 def show(game_id: int, read_only: bool, private: GameRecord | None) -> tuple[dict, GameRecord | None]:
-    """Return the tree as it stands (a viewer's copy starts again from the owner's game), with no
-    ``current`` node: the page stays where it is."""
+    """Return the tree as it stands, with no ``current`` node: the page stays where it is.  A
+    viewer's copy is dropped: its next change starts again from the owner's game."""
     with _editing(game_id, read_only, None, change=False) as edit:
-        return _done(edit, None)
+        game = edit.game
+        key = (game.pk, game.sgf, game.rules, edit.saved)
+        return _shown.get(key, lambda: tree_message(game, edit.record, None, edit.saved)), None
 
 
 def branch(
@@ -128,22 +142,23 @@ def branch(
     """Play ``moves`` (GTP vertices, in turn from the player to move) on from the node ``name``:
     a new variation where the tree does not hold them.  The new ``current`` node is the last one.
 
-    Raises VariationError for a bad node, too many moves, a tree of :data:`MAX_NODES` nodes or the
-    end of the main line (a move there would lengthen the game's record), CoordinateError for a
-    bad vertex and IllegalMoveError (with its reason) for an illegal move.
+    Raises VariationError for a bad node, too many moves, a tree of :data:`MAX_NODES` nodes (a
+    viewer's copy: :data:`MAX_PRIVATE_NODES` more than the game's), a line longer than a record's
+    or a node's name may be, or the end of the main line (a move there would lengthen the game's
+    record), CoordinateError for a bad vertex and IllegalMoveError (with its reason) for an illegal
+    move.
     """
     if not 1 <= len(moves) <= MAX_MOVES or not all(isinstance(m, str) for m in moves):
         raise VariationError(f"branch: moves must be 1 to {MAX_MOVES} vertices")
     with _editing(game_id, read_only, private) as edit:
         record = edit.record
         node = _find(record, name)
+        before = line_of(record, node)
         try:
-            position = position_after(record, line_of(record, node), edit.game.rules)
+            position = position_after(record, before, edit.game.rules)
         except SgfError as e:
             raise VariationError(f"this line cannot be played on: {e}") from None
-        if sum(1 for _ in record.nodes()) + len(moves) > MAX_NODES:
-            raise VariationError(f"the game tree has the most nodes it may have ({MAX_NODES}): "
-                                 "delete a variation first")
+        _require_room(edit, sum(1 for _ in record.nodes()) + len(moves))
         if is_main_line(node) and not move_children(node):
             raise VariationError("the game ends here, and its record is kept as it is: "
                                  "variations branch from the positions before")
@@ -152,7 +167,32 @@ def branch(
             point, color = from_gtp(vertex, record.size), position.to_play
             position.play(point)  # IllegalMoveError names the move and why
             line.append((color, point))
+        _require_line(before + line, record.size)
         return _done(edit, extend(record, node, line))
+
+
+def _require_room(edit: _Edit, nodes: int) -> None:
+    """Raise VariationError if the record being explored may not grow to ``nodes`` nodes: more than
+    :data:`MAX_NODES`, or, in a viewer's copy, :data:`MAX_PRIVATE_NODES` more than the game has."""
+    if nodes > MAX_NODES:
+        raise VariationError(f"the game tree has the most nodes it may have ({MAX_NODES}): "
+                             "delete a variation first")
+    if not edit.saved and nodes > sum(1 for _ in games.record_of(edit.game).nodes()) + MAX_PRIVATE_NODES:
+        raise VariationError(f"your copy of this shared review has the most moves it may add "
+                             f"({MAX_PRIVATE_NODES}): delete a variation first")
+
+
+def _require_line(line: Sequence[Move], size: int) -> None:
+    """Raise VariationError if ``line`` is longer than a node's name may be (:data:`MAX_LINE`) or
+    over the bounds of a game's record (:func:`frontend.services.games.record_limits`: its moves
+    and passes in a row), which its downloaded SGF would then break on upload."""
+    if len(line) > MAX_LINE:
+        raise VariationError(f"a line of more than {MAX_LINE} moves")
+    passes = next((k for k, (_, point) in enumerate(reversed(line)) if point != size * size), len(line))
+    try:
+        games.record_limits().check_line(len(line), passes)
+    except SgfError as e:
+        raise VariationError(f"this variation cannot be played on: {e}") from None
 
 
 def delete_branch(
@@ -199,6 +239,17 @@ def keep_analysis(game_id: int, message: dict) -> None:
         return
 
 
+def _first_children(ancestor: SgfNode, node: SgfNode) -> bool:
+    """Return whether each node from ``ancestor`` down to ``node`` is its parent's first child (the
+    nodes without a move between a move node and the next are walked, no more)."""
+    while node is not ancestor:
+        parent = node.parent
+        if parent is None or parent.children[0] is not node:
+            return False
+        node = parent
+    return True
+
+
 def tree_message(game: Game, record: GameRecord, current: SgfNode | None, saved: bool) -> dict:
     """Return the ``tree`` message (docs/protocol.md): every node the board can show, the start
     first, each with its ``move``, ``parent``, ``children`` (the main line first) and ``main``
@@ -218,8 +269,9 @@ def tree_message(game: Game, record: GameRecord, current: SgfNode | None, saved:
             break
         node, parent = item.node, index[id(item.parent)]
         color, point = node.move(size)
+        main = nodes[parent]["main"] and _first_children(item.parent, node)
         entry = {"move": ["B" if color == BLACK else "W", to_gtp(point, size)], "parent": parent,
-                 "children": [], "main": is_main_line(node)}
+                 "children": [], "main": main}
         if not entry["main"]:
             position = item.position
             saved_analysis = read_node(node)

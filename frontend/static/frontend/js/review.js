@@ -16,6 +16,7 @@ import { bindNavigation } from "./review/navigation.js";
 import { Review } from "./review/state.js";
 import { TreeView, drawBranchMarks } from "./review/tree-view.js";
 import { bindBranching } from "./review/variations.js";
+import { whenSettled } from "./review/settle.js";
 import { followWholeGameAnalysis } from "./review/whole-game.js";
 import { bindWheel } from "./wheel.js";
 
@@ -72,13 +73,17 @@ export function reviewPage(socket, { readOnly }) {
     showGraph();
     treeView.show(review);
   };
-  /** Ask for what the move shown needs (its analysis, its feature plane), and show it. */
-  const request = () => {
+  /** Ask for what the move shown needs (its analysis, its feature plane), once the board settles. */
+  const ask = whenSettled(() => {
     if (analysisMissing(review)) {
       const ownership = checked("show-territory");
       socket.send({ type: "analyze", move_number: review.k, ownership, ...review.asked, ...networks() });
     }
     if (viewer.active) viewer.request();
+  });
+  /** Show the move, and ask for what it needs. */
+  const request = () => {
+    ask();
     render();
   };
   const go = (to) => {

@@ -1,11 +1,11 @@
 /**
  * The board websocket (docs/protocol.md): JSON messages dispatched by their `type`, messages sent
  * before the socket opens queued, and a reconnection 1.5 s after the connection drops (not when
- * the server refused the game: codes 4403 and 4404).
+ * the server refused the game, codes 4403 and 4404, or the socket: 4429, too many open from the address).
  */
 
 const RECONNECT_MS = 1500;
-const REFUSED = [4403, 4404];
+const REFUSED = [4403, 4404, 4429];
 
 export class BoardSocket {
   #url;

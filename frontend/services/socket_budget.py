@@ -1,0 +1,87 @@
+"""What one client address may spend on websockets, counted in this server process: how many it
+holds open at once (``GOWEB_WS_PER_ADDRESS``), and how many messages its sockets send together, a
+token bucket of ``GOWEB_WS_MESSAGE_BURST`` messages refilled at ``GOWEB_WS_MESSAGE_RATE`` a second.
+
+Each board message runs on the one thread that Channels gives every socket's database work, so a
+client sending as fast as it can would slow every other board down; past its budget, its messages
+are answered with an error and not read.  An address's count is forgotten when its last socket
+closes, so what is kept grows with the sockets open, no more.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+
+from django.conf import settings
+
+SOCKETS_CLOSE_CODE = 4429  # the page does not reconnect on it (frontend/static/frontend/js/socket.js)
+
+
+@dataclass
+class _Address:
+    sockets: int
+    tokens: float
+    at: float  # when ``tokens`` was counted (time.monotonic)
+
+
+_lock = threading.Lock()
+_addresses: dict[str, _Address] = {}
+
+
+def too_many_sockets() -> str:
+    """Return the error message of a socket refused for its address's open sockets."""
+    return (f"too many boards open from your address (at most {settings.GOWEB_WS_PER_ADDRESS}): "
+            "close one and reload this page")
+
+
+def too_many_messages(wait: float) -> str:
+    """Return the error message of a message not read, ``wait`` seconds before the next would be."""
+    return (f"too many messages from your address (at most {settings.GOWEB_WS_MESSAGE_RATE:g} a second): "
+            f"this one was not read; send it again in {max(wait, 0.1):.1f} s")
+
+
+def open_socket(address: str) -> bool:
+    """Count one more socket open from ``address``; return False (counting nothing) when it holds
+    ``GOWEB_WS_PER_ADDRESS`` already (0: no limit)."""
+    limit = settings.GOWEB_WS_PER_ADDRESS
+    with _lock:
+        held = _addresses.get(address)
+        if held is None:
+            held = _addresses[address] = _Address(0, float(settings.GOWEB_WS_MESSAGE_BURST), time.monotonic())
+        if 0 < limit <= held.sockets:
+            return False
+        held.sockets += 1
+        return True
+
+
+def close_socket(address: str) -> None:
+    """Count one socket of ``address`` closed (one that :func:`open_socket` counted)."""
+    with _lock:
+        held = _addresses.get(address)
+        if held is None:
+            return
+        held.sockets -= 1
+        if held.sockets <= 0:
+            del _addresses[address]
+
+
+def spend_message(address: str) -> float:
+    """Take one message from ``address``'s bucket: return 0.0 if it may be read, else the seconds
+    until the bucket holds one again (nothing is taken).  ``GOWEB_WS_MESSAGE_RATE`` 0: no limit."""
+    rate, burst = settings.GOWEB_WS_MESSAGE_RATE, settings.GOWEB_WS_MESSAGE_BURST
+    if rate <= 0:
+        return 0.0
+    now = time.monotonic()
+    with _lock:
+        held = _addresses.get(address)
+        if held is None:  # no socket of the address is counted open: none to charge
+            return 0.0
+        held.tokens = min(float(burst), held.tokens + (now - held.at) * rate)
+        held.at = now
+        if held.tokens >= 1.0:
+            held.tokens -= 1.0
+            return 0.0
+        return (1.0 - held.tokens) / rate
+

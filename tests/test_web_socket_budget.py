@@ -1,0 +1,173 @@
+"""What one client address may spend on websockets (frontend.services.socket_budget): sockets open
+at once and messages read, each past its budget refused with a clear error that changes nothing;
+and the board messages that read a game's record share one parse of it (frontend.services.parsed)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from channels.testing import WebsocketCommunicator
+
+from analysis.sgf import read_sgf, write_sgf
+from frontend.models import Game
+from frontend.services import games, parsed
+from goweb.asgi import application
+from tests.web_helpers import (
+    ORIGIN,
+    connect,
+    make_game,
+    new_session,
+    receive_until,
+    thread_connection_forgotten,  # noqa: F401  (autouse: each test's end)
+)
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+TOO_MANY_MESSAGES = "too many messages from your address"
+
+
+def ping_socket(address: str) -> WebsocketCommunicator:
+    """A ping socket from ``address`` (as the trusted proxy names it)."""
+    headers = [ORIGIN, (b"x-forwarded-for", address.encode())]
+    return WebsocketCommunicator(application, "/ws/ping/", headers=headers)
+
+
+@pytest.fixture
+def behind_a_proxy(settings) -> None:
+    settings.GOWEB_TRUSTED_PROXIES = 1
+
+
+def test_a_socket_past_its_addresss_limit_is_refused_with_4429_and_a_socket_closed_frees_its_place(
+    settings, behind_a_proxy
+) -> None:
+    settings.GOWEB_WS_PER_ADDRESS = 2
+
+    async def scenario() -> None:
+        first, second = ping_socket("203.0.113.7"), ping_socket("203.0.113.7")
+        assert (await first.connect())[0] and (await second.connect())[0]
+        third = ping_socket("203.0.113.7")
+        assert (await third.connect())[0]  # accepted, to say why before closing
+        refused = await third.receive_json_from()
+        assert refused == {"type": "error", "message": "too many boards open from your address "
+                                                       "(at most 2): close one and reload this page"}
+        assert (await third.receive_output())["code"] == 4429
+        elsewhere = ping_socket("198.51.100.8")
+        assert (await elsewhere.connect())[0]
+        await elsewhere.send_json_to({"type": "ping"})
+        assert await elsewhere.receive_json_from() == {"type": "pong"}
+        await first.disconnect()
+        again = ping_socket("203.0.113.7")
+        assert (await again.connect())[0]
+        await again.send_json_to({"type": "ping"})
+        assert await again.receive_json_from() == {"type": "pong"}
+        for socket in (second, elsewhere, again):
+            await socket.disconnect()
+
+    asyncio.run(scenario())
+
+
+def test_messages_past_the_addresss_burst_are_answered_unread_until_its_bucket_refills(
+    settings, behind_a_proxy
+) -> None:
+    settings.GOWEB_WS_MESSAGE_RATE, settings.GOWEB_WS_MESSAGE_BURST = 4, 3
+
+    async def scenario() -> None:
+        one, two = ping_socket("203.0.113.7"), ping_socket("203.0.113.7")
+        assert (await one.connect())[0] and (await two.connect())[0]
+        for socket in (one, two, one, two, one):  # the address's sockets share one bucket
+            await socket.send_json_to({"type": "ping"})
+        replies = [await s.receive_json_from() for s in (one, two, one, two, one)]
+        errors = [reply for reply in replies if reply != {"type": "pong"}]
+        assert len(errors) == 2  # which two depends on the order the sockets' tasks ran in
+        for reply in errors:
+            assert reply["type"] == "error" and reply["message"].startswith(TOO_MANY_MESSAGES)
+            assert "(at most 4 a second): this one was not read; send it again in 0." in reply["message"]
+        other = ping_socket("198.51.100.8")  # another address has its own
+        assert (await other.connect())[0]
+        await other.send_json_to({"type": "ping"})
+        assert await other.receive_json_from() == {"type": "pong"}
+        await asyncio.sleep(0.3)  # a token and more back at 4 a second
+        await two.send_json_to({"type": "ping"})
+        assert await two.receive_json_from() == {"type": "pong"}
+        for socket in (one, two, other):
+            await socket.disconnect()
+
+    asyncio.run(scenario())
+
+
+def test_a_move_sent_past_the_budget_is_not_played_and_the_board_says_why(settings) -> None:
+    settings.GOWEB_WS_MESSAGE_RATE, settings.GOWEB_WS_MESSAGE_BURST = 0.5, 2
+    key = new_session()
+    game = make_game(key)
+
+    async def scenario() -> None:
+        ws = await connect(game.pk, key)
+        await receive_until(ws, lambda m: m["type"] == "state")
+        await ws.send_json_to({"type": "ping"})
+        await ws.send_json_to({"type": "ping"})
+        await ws.send_json_to({"type": "play", "move": "E5"})
+        assert [(await ws.receive_json_from())["type"] for _ in range(2)] == ["pong", "pong"]
+        refused = await ws.receive_json_from()
+        assert refused["type"] == "error" and refused["message"].startswith(TOO_MANY_MESSAGES)
+        await ws.disconnect()
+
+    asyncio.run(scenario())
+    assert write_sgf(games.record_of(Game.objects.get(pk=game.pk))).count(b";B[") == 0
+
+
+def test_the_board_messages_reading_a_record_parse_it_once_and_a_change_is_read_afresh(
+    monkeypatch
+) -> None:
+    parses = []
+    real = parsed.read_sgf
+    monkeypatch.setattr(parsed, "read_sgf", lambda *a, **k: parses.append(a) or real(*a, **k))
+    monkeypatch.setattr(parsed, "_records", parsed.Recent(parsed.KEPT))
+    key = new_session()
+    game = make_game(key)
+    game.sgf = "(;GM[1]FF[4]SZ[9]KM[7.5];B[ee](;W[cc];B[gc])(;W[gg]))"
+    game.kind, game.phase = Game.Kind.REVIEW, Game.Phase.FINISHED
+    game.save()
+
+    async def scenario() -> None:
+        ws = await connect(game.pk, key)
+        await receive_until(ws, lambda m: m["type"] == "state")
+        for kind in ("state", "tree", "state", "tree"):
+            await ws.send_json_to({"type": kind})
+            await receive_until(ws, lambda m, kind=kind: m["type"] == kind)
+        assert len(parses) == 1
+        await ws.send_json_to({"type": "branch", "node": "BE5", "moves": ["D4"]})
+        tree = await receive_until(ws, lambda m: m["type"] == "tree")
+        assert len(tree["nodes"]) == 6
+        await ws.send_json_to({"type": "state"})
+        await receive_until(ws, lambda m: m["type"] == "state")
+        await ws.disconnect()
+
+    asyncio.run(scenario())
+    assert len(parses) == 2  # the branch saved a new record, read once more
+    assert games.record_of(Game.objects.get(pk=game.pk)) is games.record_of(Game.objects.get(pk=game.pk))
+
+
+def test_a_record_to_change_is_a_copy_that_leaves_the_shared_one_as_it_was() -> None:
+    game = make_game(new_session())
+    shared = games.record_of(game)
+    before = write_sgf(shared)
+    mine = games.editable_record(game)
+    mine.root.set("C", "mine")
+    mine.root.add_child({"B": "ee"})
+    assert write_sgf(games.record_of(game)) == before and games.record_of(game) is shared
+    assert write_sgf(read_sgf(game.sgf)) == before
+
+
+def test_the_message_rate_setting_takes_zero_to_turn_it_off_and_refuses_a_negative_one(monkeypatch) -> None:
+    from django.core.exceptions import ImproperlyConfigured
+
+    from goweb.envconfig import env_float
+
+    monkeypatch.setenv("GOWEB_WS_MESSAGE_RATE", "0")
+    assert env_float("GOWEB_WS_MESSAGE_RATE", 10.0, zero=True) == 0.0
+    with pytest.raises(ImproperlyConfigured, match=r"must be a positive number$"):
+        env_float("GOWEB_WS_MESSAGE_RATE", 10.0)  # a setting that 0 does not turn off
+    monkeypatch.setenv("GOWEB_WS_MESSAGE_RATE", "-1")
+    with pytest.raises(ImproperlyConfigured, match=r"'-1' must be a positive number or 0$"):
+        env_float("GOWEB_WS_MESSAGE_RATE", 10.0, zero=True)
