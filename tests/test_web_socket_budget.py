@@ -171,3 +171,21 @@ def test_the_message_rate_setting_takes_zero_to_turn_it_off_and_refuses_a_negati
     monkeypatch.setenv("GOWEB_WS_MESSAGE_RATE", "-1")
     with pytest.raises(ImproperlyConfigured, match=r"'-1' must be a positive number or 0$"):
         env_float("GOWEB_WS_MESSAGE_RATE", 10.0, zero=True)
+
+
+def test_the_memo_keeps_the_most_recently_asked_and_nothing_that_failed() -> None:
+    from frontend.services.recent import Recent
+
+    made: list[str] = []
+    memo: Recent[str, str] = Recent(2)
+
+    def make(key: str) -> str:
+        made.append(key)
+        return key.upper()
+
+    for key in ("a", "b", "a", "c", "a", "b"):
+        assert memo.get(key, lambda key=key: make(key)) == key.upper()
+    assert made == ["a", "b", "c", "b"]  # b was the least recently asked when c came
+    with pytest.raises(ZeroDivisionError):
+        memo.get("d", lambda: 1 / 0)
+    assert memo.get("d", lambda: "D") == "D"

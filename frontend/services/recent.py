@@ -34,6 +34,3 @@ class Recent(Generic[K, V]):
             while len(self._values) > self.size:
                 self._values.popitem(last=False)
         return value
-
-    def __len__(self) -> int:
-        return len(self._values)
