@@ -352,6 +352,38 @@ def test_arrow_keys_still_move_through_the_game_after_a_click_on_a_show_checkbox
     assert page.locator("#move-label").inner_text() == "0 / 7"
 
 
+def test_stepping_quickly_through_a_game_asks_for_the_first_and_the_last_positions_only(page, site) -> None:
+    """The review asks the server once the board settles, so a key held down stays well within the
+    address's message budget (docs/protocol.md) and the position it stops on gets its analysis."""
+    black = [c + r for r in "abcd" for c in "abcdefghi"]
+    white = [c + r for r in "fghi" for c in "abcdefghi"]
+    moves = "".join(f";B[{black[k]}];W[{white[k]}]" for k in range(15))  # 30 moves, no capture
+    sent: list[dict] = []
+    received: list[dict] = []
+
+    def watch(ws: object) -> None:
+        ws.on("framesent", lambda text: sent.append(json.loads(text)))
+        ws.on("framereceived", lambda text: received.append(json.loads(text)))
+
+    page.on("websocket", watch)
+    upload(page, site, f"(;GM[1]FF[4]SZ[9]KM[7.5]{moves})")
+    status_starts(page, "30 moves.")
+    page.wait_for_selector("#goban .candidates circle")  # the start's analysis
+    asked_before = len([m for m in sent if m["type"] == "analyze"])
+    for _ in range(30):
+        page.keyboard.press("ArrowRight")
+    assert page.locator("#move-label").inner_text() == "30 / 30"  # every position shown at once
+    for _ in range(200):
+        if any(m["type"] == "analysis" and m.get("move_number") == 30 for m in received):
+            break
+        page.wait_for_timeout(100)
+    asked = [m["move_number"] for m in sent if m["type"] == "analyze"][asked_before:]
+    assert 1 <= len(asked) <= 4 and asked[-1] == 30, asked
+    assert any(m["type"] == "analysis" and m.get("move_number") == 30 for m in received)
+    assert not [m for m in received if m["type"] == "error"]
+    page.wait_for_selector("#goban .candidates circle")  # drawn on the position it stopped on
+
+
 def test_feature_plane_viewer_and_ladder_overlay(page, site: Site) -> None:
     upload(page, site, LADDER_SGF)
     page.keyboard.press("End")
