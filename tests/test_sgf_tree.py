@@ -68,6 +68,8 @@ def test_a_variation_made_is_written_as_an_sgf_variation_and_read_back() -> None
     assert vertices(again, move_children(c3)) == ["G3", "D4"]  # the main line first, the new one after
     assert is_main_line(find(again, moves("E5", "C3", "G3")))
     assert not is_main_line(find(again, moves("E5", "C3", "D4", "F4")))
+    assert is_main_line(find(again, moves("E5", "C3", "G3")), below=c3)  # walked from C3 down only
+    assert not is_main_line(find(again, moves("E5", "C3", "D4")), below=c3)
     assert b"(;B[gg])(;B[df];W[ff])" in write_sgf(record)
 
 

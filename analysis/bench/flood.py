@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import random
 import tempfile
 import time
@@ -85,10 +86,11 @@ async def _flood(session: SiteSession, game: int, flooders: int, asks: int) -> d
                 counts["refused" if refused else "answered"] += 1
                 await asyncio.sleep(PAUSE)
 
-    async with session.board(game, VISITOR) as visitor:
+    async with contextlib.AsyncExitStack() as opened:
+        visitor = await opened.enter_async_context(session.board(game, VISITOR))
         await receive(visitor)  # the state sent on opening
         idle = await _round_trips(visitor, asks)
-        sockets = [await session.board(game, FLOODER).__aenter__() for _ in range(flooders)]
+        sockets = [await opened.enter_async_context(session.board(game, FLOODER)) for _ in range(flooders)]
         tasks = [asyncio.create_task(flood(ws)) for ws in sockets]
         await asyncio.sleep(1.0)
         flooded = await _round_trips(visitor, asks)
@@ -96,8 +98,6 @@ async def _flood(session: SiteSession, game: int, flooders: int, asks: int) -> d
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
-        for ws in sockets:
-            await ws.close()
     return {"idle": idle, "flooded": flooded, **counts}
 
 

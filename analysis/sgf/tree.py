@@ -86,9 +86,15 @@ def _describe(move: Move, size: int) -> str:
     return f"{color_name(color)} {to_gtp(point, size)}"
 
 
-def is_main_line(node: SgfNode) -> bool:
-    """Return whether ``node`` lies on the record's main line (each node its parent's first child)."""
-    return all(parent.children[0] is child for parent, child in pairwise(node.path()))
+def is_main_line(node: SgfNode, below: SgfNode | None = None) -> bool:
+    """Return whether ``node`` lies on the record's main line: each node from the root down to it
+    its parent's first child.  Given ``below``, an ancestor known to lie on it, only the nodes from
+    there down are walked (a tree walked from the root costs its size, not its depth times it)."""
+    while node is not below and node.parent is not None:
+        if node.parent.children[0] is not node:
+            return False
+        node = node.parent
+    return True
 
 
 def extend(record: GameRecord, node: SgfNode, moves: Sequence[Move]) -> SgfNode:

@@ -124,8 +124,9 @@ def request(
             raise CapReached(cap_message(kind))
         fields = {"owner": owner, "kind": kind, "game_id": game_id, "payload": payload,
                   "reply_channel": reply_channel, "broker_run": run, "address": address or ""}
+        address_slots = free_address_slots(address)
         for slot in free:
-            for address_slot in free_address_slots(address):
+            for address_slot in address_slots:
                 try:
                     with transaction.atomic():
                         job = Job.objects.create(slot=slot, address_slot=address_slot, **fields)

@@ -239,17 +239,6 @@ def keep_analysis(game_id: int, message: dict) -> None:
         return
 
 
-def _first_children(ancestor: SgfNode, node: SgfNode) -> bool:
-    """Return whether each node from ``ancestor`` down to ``node`` is its parent's first child (the
-    nodes without a move between a move node and the next are walked, no more)."""
-    while node is not ancestor:
-        parent = node.parent
-        if parent is None or parent.children[0] is not node:
-            return False
-        node = parent
-    return True
-
-
 def tree_message(game: Game, record: GameRecord, current: SgfNode | None, saved: bool) -> dict:
     """Return the ``tree`` message (docs/protocol.md): every node the board can show, the start
     first, each with its ``move``, ``parent``, ``children`` (the main line first) and ``main``
@@ -269,7 +258,7 @@ def tree_message(game: Game, record: GameRecord, current: SgfNode | None, saved:
             break
         node, parent = item.node, index[id(item.parent)]
         color, point = node.move(size)
-        main = nodes[parent]["main"] and _first_children(item.parent, node)
+        main = nodes[parent]["main"] and is_main_line(node, below=item.parent)
         entry = {"move": ["B" if color == BLACK else "W", to_gtp(point, size)], "parent": parent,
                  "children": [], "main": main}
         if not entry["main"]:
