@@ -6,6 +6,7 @@ done in :mod:`frontend.services`.
 """
 
 import contextlib
+import logging
 import time
 from typing import Any
 
@@ -31,6 +32,9 @@ from frontend.services import depth as depths
 from frontend.services.requester import Requester
 from frontend.services.requester import from_scope as requester_of
 
+log = logging.getLogger(__name__)
+BUG = "the server could not handle this message (a fault of ours, logged): the board is as it was"
+
 
 class JsonConsumer(AsyncJsonWebsocketConsumer):
     """Decodes text frames as JSON and answers bad input with an error message instead of closing;
@@ -38,6 +42,14 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
     the messages read."""
 
     address: str | None = None  # the client address this socket is counted against while open
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        """Run the consumer; however it ends (a disconnect, or a fault that ends it without one),
+        its socket stops counting against its address."""
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self.release_address()
 
     async def websocket_connect(self, message: dict) -> None:
         """Connect, or refuse a socket past its address's budget: accept it, say why and close it
@@ -193,6 +205,9 @@ class BoardConsumer(JsonConsumer):
             await self.send_error(str(e))
         except outage.UNAVAILABLE:
             await self.send_error(outage.NOT_QUEUED)
+        except Exception:  # a fault of ours: said and logged, and the socket stays open
+            log.exception("board message %.200r of game %s", content, getattr(self, "game_id", None))
+            await self.send_error(BUG)
 
     async def still_open(self) -> bool:
         """Return whether this socket may still be used (the owner's always may)."""

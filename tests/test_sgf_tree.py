@@ -43,6 +43,16 @@ def test_move_children_look_through_nodes_without_a_move() -> None:
     assert vertices(record, move_children(e5)) == ["C3", "G7"]
 
 
+def test_a_run_of_thousands_of_nodes_without_a_move_is_looked_through_without_recursion() -> None:
+    # 7.5 kB, within every upload limit: the recursion it took before raised RecursionError
+    record = read_sgf("(;GM[1]SZ[9];B[ee]" + ";C[x]" * 3000 + ";W[cc](;B[dd])(;C[y];B[gg]))")
+    e5 = move_children(anchor(record))[0]
+    c7 = move_children(e5)
+    assert vertices(record, c7) == ["C7"]
+    assert vertices(record, move_children(c7[0])) == ["D6", "G3"]
+    assert [placed.node for placed in walk(record)[1]][-1] is find(record, moves("E5", "C7", "G3"))
+
+
 def test_a_line_names_its_node_and_a_node_gives_back_its_line() -> None:
     record = read_sgf(RECORD)
     node = find(record, moves("E5", "G7", "C7"))

@@ -10,8 +10,9 @@ import pytest
 from channels.testing import WebsocketCommunicator
 
 from analysis.sgf import read_sgf, write_sgf
+from frontend.consumers import BUG, PingConsumer
 from frontend.models import Game
-from frontend.services import games, parsed
+from frontend.services import games, parsed, variations
 from goweb.asgi import application
 from tests.web_helpers import (
     ORIGIN,
@@ -92,6 +93,50 @@ def test_messages_past_the_addresss_burst_are_answered_unread_until_its_bucket_r
         assert await two.receive_json_from() == {"type": "pong"}
         for socket in (one, two, other):
             await socket.disconnect()
+
+    asyncio.run(scenario())
+
+
+def test_a_socket_whose_consumer_fails_frees_its_addresss_place(settings, behind_a_proxy, monkeypatch) -> None:
+    settings.GOWEB_WS_PER_ADDRESS = 1
+
+    async def fail(self, content, **kwargs) -> None:
+        raise RuntimeError("a fault that ends the consumer")
+
+    async def scenario() -> None:
+        with monkeypatch.context() as patch:
+            patch.setattr(PingConsumer, "receive_json", fail)
+            failing = ping_socket("203.0.113.7")
+            assert (await failing.connect())[0]
+            await failing.send_json_to({"type": "ping"})
+            with pytest.raises(RuntimeError, match="ends the consumer"):
+                await failing.receive_output()  # the consumer ended without a disconnect
+        again = ping_socket("203.0.113.7")
+        assert (await again.connect())[0]
+        await again.send_json_to({"type": "ping"})
+        assert await again.receive_json_from() == {"type": "pong"}
+        await again.disconnect()
+
+    asyncio.run(scenario())
+
+
+def test_a_fault_of_the_servers_in_a_board_message_is_said_and_the_socket_stays_open(monkeypatch) -> None:
+    key = new_session()
+    game = make_game(key)
+
+    def fail(*args) -> None:
+        raise RuntimeError("a fault of ours")
+
+    monkeypatch.setattr(variations, "show", fail)
+
+    async def scenario() -> None:
+        ws = await connect(game.pk, key)
+        await receive_until(ws, lambda m: m["type"] == "state")
+        await ws.send_json_to({"type": "tree"})
+        assert await ws.receive_json_from() == {"type": "error", "message": BUG}
+        await ws.send_json_to({"type": "ping"})
+        assert await ws.receive_json_from() == {"type": "pong"}
+        await ws.disconnect()
 
     asyncio.run(scenario())
 

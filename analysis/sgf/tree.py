@@ -51,8 +51,13 @@ def move_children(node: SgfNode) -> list[SgfNode]:
     """Return the move nodes that follow ``node``, in order, looking through the nodes without a move
     between (their first one continues the line as their own first child does)."""
     found: list[SgfNode] = []
-    for child in node.children:
-        found.extend([child] if child.has_move() else move_children(child))
+    stack = list(reversed(node.children))  # a stack, not recursion: a record may hold long runs
+    while stack:                           # of nodes without a move (comments, marks)
+        child = stack.pop()
+        if child.has_move():
+            found.append(child)
+        else:
+            stack.extend(reversed(child.children))
     return found
 
 
