@@ -195,3 +195,35 @@ def test_a_variation_stays_within_the_records_limits_so_its_sgf_uploads_again(se
     assert client.post("/review", {"text": game.sgf}).status_code == 302  # the record as it now is
     uploaded = Game.objects.exclude(pk=game.pk).get()
     assert sum(1 for _ in read_sgf(uploaded.sgf).nodes()) == sum(1 for _ in read_sgf(RECORD).nodes()) + 4
+
+
+def test_a_line_that_follows_the_games_moves_past_their_end_is_refused_and_the_game_kept() -> None:
+    game = review_game(new_session())
+    # the page sends a candidate's whole line: here it is the game's own last moves, and more
+    for node, moves in (("BE5", ["C7", "G7", "A1"]), ("", ["E5", "C7", "G7", "pass", "A1"])):
+        with pytest.raises(variations.VariationError, match="the game ends here"):
+            variations.branch(game.pk, False, None, node, moves)
+    game.refresh_from_db()
+    assert game.sgf == RECORD
+    tree, _ = variations.branch(game.pk, False, None, "", ["E5", "C7", "G7"])  # the game's own line
+    assert shown(tree) == ["BE5", "WC7", "BG7"] and tree["nodes"][tree["current"]]["main"]
+    tree, _ = variations.branch(game.pk, False, None, "BE5", ["C7", "D4"])  # a variation at move 3
+    assert shown(tree) == ["BE5", "WC7", "BD4"] and not tree["nodes"][tree["current"]]["main"]
+
+
+@pytest.mark.parametrize(("record", "node", "why"), [
+    # a line through stones added mid-game: the board leaves it out, and replays would not hold it
+    ("(;GM[1]FF[4]SZ[9]KM[7.5];B[ee];W[cc](;B[gg];W[gc])(;B[dd];AW[ef];W[ff];B[ge]))", "BE5 WC7 BD6 WF4",
+     "move 4 white F4 follows stones added or removed during the game"),
+    # a record's variation with a move on a stone: uploads keep it, the board leaves it out
+    ("(;GM[1]FF[4]SZ[9]KM[7.5];B[ee];W[cc](;B[gg])(;B[cc]))", "BE5 WC7 BC7",
+     "this line cannot be the game's: move 3: black C7: illegal move"),
+])
+def test_a_line_the_board_leaves_out_is_not_made_the_main_line(record: str, node: str, why: str) -> None:
+    game = review_game(new_session())
+    game.sgf = record
+    game.save()
+    with pytest.raises(variations.VariationError, match=why):
+        variations.promote_branch(game.pk, False, None, node)
+    game.refresh_from_db()
+    assert game.sgf == record

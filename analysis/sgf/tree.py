@@ -75,13 +75,17 @@ def line_of(record: GameRecord, node: SgfNode) -> list[Move]:
 def find(record: GameRecord, line: Sequence[Move]) -> SgfNode:
     """Return the node reached by playing ``line`` from the tree's root (the anchor for no moves).
 
-    Raises TreeError naming the first move of ``line`` that the tree does not hold there.
+    Raises TreeError naming the first move of ``line`` that the tree does not hold there, or that
+    follows stones added or removed after the start (a branch that :func:`walk` leaves out).
     """
     node = anchor(record)
     for number, move in enumerate(line, 1):
         child = next((c for c in move_children(node) if c.move(record.size) == tuple(move)), None)
         if child is None:
             raise TreeError(f"the tree has no move {number} {_describe(move, record.size)} on this line")
+        if _later_setup(child, node):
+            raise TreeError(f"move {number} {_describe(move, record.size)} follows stones added or "
+                            "removed during the game, which the board does not show")
         node = child
     return node
 
@@ -102,19 +106,28 @@ def is_main_line(node: SgfNode, below: SgfNode | None = None) -> bool:
     return True
 
 
+def follow(record: GameRecord, node: SgfNode, moves: Sequence[Move]) -> tuple[SgfNode, int]:
+    """Return the node reached by following ``moves`` from ``node`` as far as the tree holds them,
+    and how many of them it holds there (``node`` and 0 when it holds not even the first)."""
+    for held, move in enumerate(moves):
+        known = next((c for c in move_children(node) if c.move(record.size) == tuple(move)), None)
+        if known is None:
+            return node, held
+        node = known
+    return node, len(moves)
+
+
 def extend(record: GameRecord, node: SgfNode, moves: Sequence[Move]) -> SgfNode:
     """Play ``moves`` on from ``node`` and return the node of the last one (``node`` for none).
 
-    A move the tree already holds there is followed, not added again; a new one becomes ``node``'s
-    last child: a variation when it has children already.  Legality is the caller's to check
-    (:func:`walk`, the rules engine).  Raises CoordinateError for a point off the board.
+    A move the tree already holds there is followed (:func:`follow`), not added again; the first
+    new one becomes the last child of the node reached: a variation when it has children already.
+    Legality is the caller's to check (:func:`walk`, the rules engine).  Raises CoordinateError for
+    a point off the board.
     """
-    for move in moves:
-        known = next((c for c in move_children(node) if c.move(record.size) == tuple(move)), None)
-        if known is None:
-            color, point = move
-            known = node.add_child({color_name(color)[0].upper(): to_sgf(point, record.size)})
-        node = known
+    node, held = follow(record, node, moves)
+    for color, point in moves[held:]:
+        node = node.add_child({color_name(color)[0].upper(): to_sgf(point, record.size)})
     return node
 
 

@@ -28,6 +28,7 @@ from analysis.sgf.tree import (
     delete,
     extend,
     find,
+    follow,
     is_main_line,
     line_of,
     move_children,
@@ -159,16 +160,23 @@ def branch(
         except SgfError as e:
             raise VariationError(f"this line cannot be played on: {e}") from None
         _require_room(edit, sum(1 for _ in record.nodes()) + len(moves))
-        if is_main_line(node) and not move_children(node):
-            raise VariationError("the game ends here, and its record is kept as it is: "
-                                 "variations branch from the positions before")
         line = []
         for vertex in moves:
             point, color = from_gtp(vertex, record.size), position.to_play
             position.play(point)  # IllegalMoveError names the move and why
             line.append((color, point))
         _require_line(before + line, record.size)
+        _require_not_past_the_end(record, node, line)
         return _done(edit, extend(record, node, line))
+
+
+def _require_not_past_the_end(record: GameRecord, node: SgfNode, line: Sequence[Move]) -> None:
+    """Raise VariationError if ``line``, played on from ``node``, follows the game's own moves to
+    their end and goes on: its new moves would lengthen the game's record, not make a variation."""
+    last, held = follow(record, node, line)
+    if held < len(line) and not move_children(last) and is_main_line(last):
+        raise VariationError("the game ends here, and its record is kept as it is: "
+                             "variations branch from the positions before")
 
 
 def _require_room(edit: _Edit, nodes: int) -> None:
@@ -216,12 +224,17 @@ def promote_branch(
     review may not ask, :data:`frontend.services.protocol.READ_ONLY`); the message says
     ``main_line_changed`` (its analysis is of another game now: the page reloads).
 
-    Raises VariationError for a game played on the site, whose moves are its history.
+    Raises VariationError for a game played on the site, whose moves are its history, or for a
+    line with an illegal move (a record's own variation may hold one: the board leaves it out).
     """
     with _editing(game_id, read_only, private) as edit:
         if edit.game.kind != Game.Kind.REVIEW:
             raise VariationError("a game played here keeps its moves: its variations cannot replace them")
         node = _find(edit.record, name)
+        try:
+            position_after(edit.record, line_of(edit.record, node), edit.game.rules)
+        except SgfError as e:
+            raise VariationError(f"this line cannot be the game's: {e}") from None
         promote_line(node)
         return _done(edit, node, main_line_changed=True)
 
