@@ -7,6 +7,7 @@ import io
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -18,8 +19,9 @@ from analysis.gtp import __main__ as gtp_main
 from analysis.gtp.client import GtpClient, GtpError
 from analysis.gtp.clock import LAG_SECONDS, control_seconds
 from analysis.gtp.engine import GtpEngine, format_reply, parse_line
+from analysis.gtp.stream import MAX_LINE, TooLong, read_lines
 from analysis.match import run as match_run
-from analysis.play.clock import MIN_SECONDS, TimeControl
+from analysis.play.clock import MAX_MAIN, MAX_PERIODS, MIN_SECONDS, TimeControl
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -146,6 +148,29 @@ def test_serve_survives_undecodable_bytes_and_stops_at_end_of_input(engine: GtpE
     out = io.StringIO()
     engine.serve([b"\xff\xfe garbage\n", b"\n", b"protocol_version\n"], out)
     assert out.getvalue() == "? unknown command\n\n= 2\n\n"
+
+
+def test_a_line_over_a_mib_is_refused_with_its_id_and_the_lines_after_it_are_read_whole(tmp_path: Path) -> None:
+    long = b"7 play black D4 " + b"x" * (3 * MAX_LINE)
+    path = tmp_path / "input"
+    path.write_bytes(long + b"\n8 name\n" + b"#" * (2 * MAX_LINE) + b"\nlast")
+    with path.open("rb") as f:
+        lines = list(read_lines(f.fileno()))
+    assert [type(line) for line in lines] == [TooLong, bytes, TooLong, bytes]
+    assert lines[0] == long[:MAX_LINE] and lines[1:2] == [b"8 name\n"] and lines[3] == b"last"
+    out = io.StringIO()
+    GtpEngine().serve(lines, out)
+    assert out.getvalue() == "?7 line too long: over 1 MiB\n\n=8 goweb\n\n? unknown command\n\n"
+
+
+def test_a_line_without_an_end_is_read_in_time_that_grows_with_its_length(tmp_path: Path) -> None:
+    path = tmp_path / "input"
+    path.write_bytes(b"y" * (24 * MAX_LINE))  # 64 KiB reads each joined to all before: 6 s, now 0.03
+    started = time.perf_counter()
+    with path.open("rb") as f:
+        lines = list(read_lines(f.fileno()))
+    assert time.perf_counter() - started < 2
+    assert lines == [b"y" * MAX_LINE] and isinstance(lines[0], TooLong)
 
 
 def run_engine(commands: bytes, *options: str) -> subprocess.CompletedProcess[bytes]:
@@ -567,6 +592,15 @@ def test_a_move_takes_its_share_of_the_clock() -> None:
     assert control_seconds(None, (0, 0), 19, 0) == MIN_SECONDS
 
 
+def test_time_left_is_taken_within_the_clocks_limits_and_the_next_move_is_played(engine: GtpEngine) -> None:
+    ok(engine, "time_settings 300 30 5")
+    ok(engine, f"time_left black {'9' * 38} {'9' * 20}")  # an OverflowError at genmove before
+    assert engine.time_left == {BLACK: (MAX_MAIN, MAX_PERIODS)}
+    ok(engine, "time_left white -5 -1")
+    assert engine.time_left[WHITE] == (0, 0)
+    assert engine.position.color_at(from_gtp(ok(engine, "genmove black"), 9)) == BLACK
+
+
 def test_kgs_time_settings_names_the_system_and_byoyomis_time_left_the_periods(engine: GtpEngine) -> None:
     ok(engine, "kgs-time_settings byoyomi 600 30 5")
     assert engine.time_control == TimeControl("byoyomi", 600, 30, 5)
@@ -684,10 +718,18 @@ def test_loadsgf_stops_before_an_illegal_move(engine: GtpEngine, tmp_path: Path)
     assert ok(engine, "list_stones white") == "D6"
 
 
+def test_loadsgf_with_a_move_number_of_thousands_of_digits_loads_every_move(engine: GtpEngine,
+                                                                            tmp_path: Path) -> None:
+    path = tmp_path / "two.sgf"
+    path.write_text("(;GM[1]SZ[9];B[ee];W[cc])")
+    assert ok(engine, f"loadsgf {path} {'9' * 5000}") == "black"  # a ValueError from int() before
+    assert ok(engine, "list_stones white") == "C7"
+
+
 def test_loadsgf_rejects_unreasonable_handicaps(engine: GtpEngine, tmp_path: Path) -> None:
     path = tmp_path / "ha.sgf"
     path.write_text("(;GM[1]SZ[3]HA[9])")
-    assert err(engine, f"loadsgf {path}") == f"cannot load '{path}'"
+    assert err(engine, f"loadsgf {path}") == f"cannot open or parse '{path}'"
 
 
 def test_loadsgf_refuses_a_komi_beyond_150_points_and_keeps_the_game(engine: GtpEngine,

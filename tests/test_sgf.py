@@ -411,6 +411,8 @@ def test_illegal_move_onto_an_occupied_point_names_move_coordinate_and_reason() 
         ("(;KM[six])", "bad KM value 'six'"),
         ("(;KM[nan])", "bad KM value 'nan'"),
         ("(;HA[-2])", "bad HA value"),
+        ("(;SZ[9]HA[81])", "bad HA value '81': more stones than a 9x9 board holds"),
+        ("(;HA[" + "9" * 30 + "])", "bad HA value '999999999999': more stones than a 19x19 board"),
         ("(;FF[7])", "unsupported file format"),
     ],
 )

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from analysis.gtp.engine import GtpEngine
 
 SETUP_PROPERTY = {BLACK: "AB", WHITE: "AW", EMPTY: "AE"}
+MOVE_NUMBER_DIGITS = 6  # a loadsgf move number longer than this is past any record's end
 
 
 def _read_game(filename: str) -> GameRecord:
@@ -56,6 +57,8 @@ def moves_before(game: GameRecord, until: str | None) -> int | None:
         return None
     if until[0] in "123456789":
         digits = len(until) - len(until.lstrip("0123456789"))
+        if digits > MOVE_NUMBER_DIGITS:  # past any record's moves: all of them
+            return None
         return int(until[:digits]) - 1
     size = game.size
     try:
@@ -94,14 +97,12 @@ def load_position(game: GameRecord, upto: int | None, rules: str) -> Position:
 def loadsgf(engine: GtpEngine, args: list[str]) -> str:
     """Load an SGF file (up to a move number or vertex) and return the colour to move.
 
-    Raises CommandError: missing filename, cannot open or parse 'FILE', cannot load
-    'FILE' (an unreasonable handicap or a bad coordinate; with the reason, a file over
+    Raises CommandError: missing filename, cannot open or parse 'FILE' (an unreasonable handicap
+    among them), cannot load 'FILE' (a bad coordinate; with the reason, a file over
     DEFAULT_MAX_FILE_BYTES or a komi over MAX_KOMI points either way).
     """
     filename = arg(args, 0, "missing filename")
     game = _read_game(filename)
-    if game.handicap > game.size * game.size - 1:
-        raise CommandError(f"cannot load '{filename}'")
     komi = game_komi(game)
     if not komi_in_range(komi):
         raise CommandError(f"cannot load '{filename}': komi {komi:g} is out of range, "

@@ -72,9 +72,12 @@ def _set(engine: GtpEngine, system: str, values: list[int]) -> str:
 
 
 def time_left(engine: GtpEngine, args: list[str]) -> str:
-    """Record a colour's remaining time and stones; raises CommandError (syntax error) for bad arguments."""
+    """Record a colour's remaining time and stones, taken within the clock's limits (0 to three
+    hours, 0 to 30 stones), as the settings are; raises CommandError (syntax error) for bad
+    arguments."""
     color = color_arg(args, 0, SYNTAX)
-    engine.time_left[color] = (int_arg(args, 1, SYNTAX), int_arg(args, 2, SYNTAX))
+    seconds, stones = int_arg(args, 1, SYNTAX), int_arg(args, 2, SYNTAX)
+    engine.time_left[color] = (max(0, min(seconds, MAX_MAIN)), max(0, min(stones, MAX_PERIODS)))
     return ""
 
 

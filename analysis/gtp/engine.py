@@ -38,7 +38,7 @@ from analysis.gtp import (
     commands_time,
 )
 from analysis.gtp.commands_args import CommandError, Handler
-from analysis.gtp.stream import InputQueue
+from analysis.gtp.stream import MAX_LINE, InputQueue, TooLong
 from analysis.play.clock import TimeControl
 
 RULES = ("chinese", "japanese")
@@ -205,6 +205,15 @@ class GtpEngine:
             return "\n"
         return f"{text}\n\n" if text else "\n"
 
+    @staticmethod
+    def refuse_long(start: str) -> str | None:
+        """Return the error reply to a line over :data:`~analysis.gtp.stream.MAX_LINE` bytes, with
+        the id its ``start`` gives (None if that start holds no command)."""
+        request = parse_line(start)
+        if request is None:
+            return None
+        return format_reply(request.id, f"line too long: over {MAX_LINE // 2**20} MiB", ok=False)
+
     def serve(self, lines: Iterable[bytes], out: TextIO) -> None:
         """Answer every command line of ``lines`` on ``out`` until ``quit`` or the end of input.
 
@@ -213,7 +222,8 @@ class GtpEngine:
         """
         self._out, self.input = out, InputQueue(lines)
         while (raw := self.input.get()) is not None:
-            reply = self.respond(raw.decode("utf-8", errors="replace"))
+            text = raw.decode("utf-8", errors="replace")
+            reply = self.refuse_long(text) if isinstance(raw, TooLong) else self.respond(text)
             if reply is None:
                 continue
             out.write(reply)

@@ -15,22 +15,42 @@ import threading
 from collections.abc import Callable, Iterable, Iterator
 
 CHUNK = 65536
+MAX_LINE = 2**20  # bytes: a longer line is answered with an error, its rest not kept
+
+
+class TooLong(bytes):
+    """The first :data:`MAX_LINE` bytes of a line that was longer (its id and command name are in
+    them), which the engine refuses rather than runs cut."""
 
 
 def read_lines(fd: int) -> Iterator[bytes]:
-    """Yield the lines (with their ends) of the file descriptor ``fd`` until its end.
+    """Yield the lines (with their ends) of the file descriptor ``fd`` until its end; a line over
+    :data:`MAX_LINE` bytes as a :class:`TooLong` of its start.
 
     Reads with ``os.read``, not through ``sys.stdin``'s buffer, so that a daemon thread
-    blocked here holds no lock the interpreter needs at exit.
+    blocked here holds no lock the interpreter needs at exit.  Each byte is looked at once,
+    and at most :data:`MAX_LINE` bytes of a line are held.
     """
-    pending = b""
+    pending: list[bytes] = []
+    held = 0  # bytes in pending
+    cut = False  # whether the line being read is over MAX_LINE: its rest is dropped
     while chunk := os.read(fd, CHUNK):
-        pending += chunk
-        *lines, pending = pending.split(b"\n")
-        for line in lines:
-            yield line + b"\n"
-    if pending:
-        yield pending
+        *ends, rest = chunk.split(b"\n")
+        for end in ends:
+            yield _line(b"".join([*pending, end]), cut, b"\n")
+            pending, held, cut = [], 0, False
+        if not cut:
+            pending.append(rest)
+            held += len(rest)
+            if held > MAX_LINE:
+                pending, held, cut = [b"".join(pending)[:MAX_LINE]], MAX_LINE, True
+    if held:
+        yield _line(b"".join(pending), cut, b"")
+
+
+def _line(text: bytes, cut: bool, end: bytes) -> bytes:
+    """Return a line read whole (with its ``end``), or the :class:`TooLong` start of a cut one."""
+    return TooLong(text[:MAX_LINE]) if cut or len(text) > MAX_LINE else text + end
 
 
 class InputQueue:

@@ -280,11 +280,15 @@ def _komi(value: str | None) -> float:
     return _parse_number(value, "KM", integer=False) if value and value.strip() else 0.0
 
 
-def _handicap(value: str | None) -> int:
-    """Return the handicap of an HA value (0 if missing or empty); raise SgfError if it is not a count."""
+def _handicap(value: str | None, size: int) -> int:
+    """Return the handicap of an HA value (0 if missing or empty) on a ``size`` board; raise
+    SgfError if it is not a count, or more stones than the board has points less one."""
     handicap = int(_parse_number(value, "HA", integer=True)) if value and value.strip() else 0
     if handicap < 0:
         raise SgfError(f"bad HA value {value!r}: negative", kind="bad_property", where="root node")
+    if handicap > size * size - 1:
+        raise SgfError(f"bad HA value {value[:12]!r}: more stones than a {size}x{size} board holds "
+                       "with a point left to play", kind="bad_property", where="root node")
     return handicap
 
 
@@ -337,7 +341,7 @@ class GameRecord:
                 )
             self.size = _parse_size(root.get("SZ"))
             _komi(root.get("KM"))
-            _handicap(root.get("HA"))
+            _handicap(root.get("HA"), self.size)
         except SgfError as e:
             raise e.located(source=source, where="root node") from None
 
@@ -388,7 +392,7 @@ class GameRecord:
     @property
     def handicap(self) -> int:
         """Number of handicap stones from HA (0 if missing or empty)."""
-        return _handicap(self.root.get("HA"))
+        return _handicap(self.root.get("HA"), self.size)
 
     @property
     def rules(self) -> str | None:
