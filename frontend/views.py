@@ -11,6 +11,7 @@ from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.core.exceptions import PermissionDenied, RequestDataTooBig
 from django.core.paginator import Paginator
+from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -254,21 +255,22 @@ def upload(request: HttpRequest) -> HttpResponse:
     form = ReviewForm(*((request.POST, request.FILES) if request.method == "POST" else ()))
     if request.method == "POST" and form.is_valid():
         record = form.record
-        game = Game.objects.create(
-            owner=session_key(request),
-            user_id=user_id(request),
-            kind=Game.Kind.REVIEW,
-            sgf=write_sgf(record).decode(),
-            black_player=(record.players[1] or "")[:100],
-            white_player=(record.players[-1] or "")[:100],
-            size=record.size,
-            handicap=record.handicap,
-            komi=record.komi,
-            rules=form.rules,
-            phase=Game.Phase.FINISHED,
-            result=(record.result or "")[:32],
-        )
-        game_analysis.restore(game, record)  # an analysed SGF downloaded here shows its analysis again
+        with transaction.atomic():  # the game and the analysis it carries, or neither
+            game = Game.objects.create(
+                owner=session_key(request),
+                user_id=user_id(request),
+                kind=Game.Kind.REVIEW,
+                sgf=write_sgf(record).decode(),
+                black_player=(record.players[1] or "")[:100],
+                white_player=(record.players[-1] or "")[:100],
+                size=record.size,
+                handicap=record.handicap,
+                komi=record.komi,
+                rules=form.rules,
+                phase=Game.Phase.FINISHED,
+                result=(record.result or "")[:32],
+            )
+            game_analysis.restore(game, record)  # an analysed SGF downloaded here shows its analysis again
         return redirect("frontend:review", pk=game.pk)
     return upload_page(request, form, status=400 if form.errors else 200)
 

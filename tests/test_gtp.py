@@ -150,7 +150,9 @@ def test_serve_survives_undecodable_bytes_and_stops_at_end_of_input(engine: GtpE
     assert out.getvalue() == "? unknown command\n\n= 2\n\n"
 
 
-def test_a_line_over_a_mib_is_refused_with_its_id_and_the_lines_after_it_are_read_whole(tmp_path: Path) -> None:
+def test_a_line_over_a_mib_is_refused_with_its_id_and_the_lines_after_it_are_read_whole(
+    tmp_path: Path
+) -> None:
     long = b"7 play black D4 " + b"x" * (3 * MAX_LINE)
     path = tmp_path / "input"
     path.write_bytes(long + b"\n8 name\n" + b"#" * (2 * MAX_LINE) + b"\nlast")

@@ -59,3 +59,17 @@ def test_a_variation_nodes_analysis_is_written_and_read_back_with_its_players_co
     assert node.comment.count("Black win rate") == 1
     back = read_node(node)
     assert back["black_winrate"] == 0.3 and back["black_score_lead"] == -4.0 and back["to_play"] == "W"
+
+
+def test_numbers_no_analysis_of_ours_could_hold_are_left_out_and_the_rest_read_back() -> None:
+    huge = "9" * 5000
+    record = read_sgf("(;GM[1]FF[4]SZ[9]SBKV[50]SBKS[1e308]"
+                      "C[Black win rate: 50.0% (3000000000 visits)\nScore lead: B+" + "9" * 400 + ".0];"
+                      f"B[ee]SBKV[60]SBKS[-2.5]C[Played E5: policy rank {huge}];"
+                      "W[cc]SBKV[40]SBKS[-1e308])")
+    back = read_back(record, rules="chinese")
+    assert [e["black_winrate"] for e in back] == [0.5, 0.6, 0.4]
+    assert [e["black_score_lead"] for e in back] == [None, -2.5, None]  # past 1,000 points: left out
+    assert back[0]["visits"] == 0  # ten digits of visits: not a line of ours
+    assert back[1]["played_rank"] is None
+    assert not any(ranked_mistakes(back)["point_mistakes"])

@@ -14,6 +14,7 @@ import http.cookiejar
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 import urllib.error
@@ -176,6 +177,44 @@ def test_sgf_over_the_size_limits_gets_a_4xx_saying_the_limit_on_postgresql(site
     assert status == 413 and b"the request is larger than the limit of 2097152 bytes" in body
     status, _, body = browser.send_sgf(b"(;C[" + b"x" * 600_000 + b"])", "file")
     assert status == 400 and b"the limit is 524288 bytes" in body
+
+
+def test_numbers_past_postgresqls_integers_get_a_4xx_or_are_left_out_never_a_5xx(site: str) -> None:
+    browser = Browser(site)
+    status, _, body = browser.send_sgf(b"(;GM[1]FF[4]SZ[9]HA[40000];B[ee])", "text")  # a smallint
+    assert status == 400 and b"bad HA value" in body
+    analysed = (b"(;GM[1]FF[4]SZ[9]SBKV[50]C[Black win rate: 50.0% (3000000000 visits)];B[ee]SBKV[55]"
+                b"C[Played E5: policy rank " + b"9" * 5000 + b"];W[cc])")
+    status, headers, _ = browser.send_sgf(analysed, "file")
+    assert status == 302
+    status, _, body = browser.request(headers["Location"])
+    assert status == 200
+
+
+def test_a_board_message_naming_a_network_with_a_nul_is_answered_and_the_socket_stays_open(site: str) -> None:
+    browser = Browser(site)
+    status, headers, _ = browser.send_sgf(b"(;GM[1]FF[4]SZ[9];B[ee];W[cc])", "text")
+    assert status == 302
+    game = re.fullmatch(r"/game/(\d+)/review", headers["Location"]).group(1)
+    cookie = "; ".join(f"{c.name}={c.value}" for c in browser.jar)
+    messages = [{"type": "analyze", "move_number": 0, "backpred": False, "backpred_network": "\x00"},
+                {"type": "analyze", "move_number": 1, "backpred": True, "backpred_network": "\x00"},
+                {"type": "ping"}]
+
+    async def talk() -> list[dict]:
+        uri = site.replace("http://", "ws://") + f"/ws/board/{game}/"
+        async with websockets.connect(uri, origin=site, additional_headers={"Cookie": cookie},
+                                      open_timeout=10) as socket:
+            for message in messages:
+                await socket.send(json.dumps(message))
+            replies = []
+            while not replies or replies[-1]["type"] != "pong":
+                replies.append(json.loads(await asyncio.wait_for(socket.recv(), 30)))
+            return replies
+
+    replies = asyncio.run(talk())
+    errors = [reply["message"] for reply in replies if reply["type"] == "error"]
+    assert len(errors) == 1 and errors[0].startswith("unknown back-prediction network '\\x00'"), errors
 
 
 TOKENS = [b"\x00", b"a\x00b", b"\x00" * 40, b"\xff", b"\xc3\x28", b"\xed\xa0\x80", b"x" * 33, b"x" * 4000,

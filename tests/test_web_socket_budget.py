@@ -97,7 +97,9 @@ def test_messages_past_the_addresss_burst_are_answered_unread_until_its_bucket_r
     asyncio.run(scenario())
 
 
-def test_a_socket_whose_consumer_fails_frees_its_addresss_place(settings, behind_a_proxy, monkeypatch) -> None:
+def test_a_socket_whose_consumer_fails_frees_its_addresss_place(
+    settings, behind_a_proxy, monkeypatch
+) -> None:
     settings.GOWEB_WS_PER_ADDRESS = 1
 
     async def fail(self, content, **kwargs) -> None:

@@ -18,12 +18,12 @@ from analysis.sgf import SgfNode
 
 # the lines write_node() and analysis.review.report.annotate() write, so that a record analysed
 # again gets one block, not two, and so that they can be read back
-_WINRATE = re.compile(r"Black win rate: (\d+\.\d)%(?: \((\d+) visits\))?")
-_LEAD = re.compile(r"Score lead: ([BW])\+(\d+\.\d)")
+_WINRATE = re.compile(r"Black win rate: (\d{1,3}\.\d)%(?: \((\d{1,9}) visits\))?")
+_LEAD = re.compile(r"Score lead: ([BW])\+(\d{1,4}\.\d)")
 _MOVE = r"(?:[A-HJ-Z]\d{1,2}|pass)"
 _CANDIDATES = re.compile(rf"Candidates for ([BW]): ({_MOVE} \d+\.\d%(?:, {_MOVE} \d+\.\d%)*)")
 _CHOICE = re.compile(r"Search's choice: (\S+)")
-_PLAYED = re.compile(r"Played (\S+): policy rank (\d+)")
+_PLAYED = re.compile(r"Played (\S+): policy rank (\d{1,4})")
 _COUNTED = re.compile(r"Two passes ended the game: counted (\S+) by (\w+)")
 _OWN_LINE = re.compile(
     "|".join(p.pattern for p in (_WINRATE, _LEAD, _CANDIDATES, _CHOICE, _PLAYED, _COUNTED))
@@ -32,6 +32,7 @@ _OWN_LINE = re.compile(
     r"|(Black|White): \d+ moves? judged, mean loss .*"
 )
 LISTED = 5  # candidates written in a comment
+MAX_LEAD = 1000.0  # points: no board (25x25) and komi (150) give a bigger lead; a bigger one is left out
 
 
 def without_analysis(comment: str | None) -> str:
@@ -111,6 +112,8 @@ def read_node(node: SgfNode) -> dict | None:
     lead = _number(node.get("SBKS"))
     if lead is None and (match := found.get(_LEAD.pattern)):
         lead = float(match.group(2)) * (1 if match.group(1) == "B" else -1)
+    if lead is not None and abs(lead) > MAX_LEAD:
+        lead = None
     visits = found.get(_WINRATE.pattern)
     entry: dict = {
         "black_winrate": round(winrate / 100, 4),

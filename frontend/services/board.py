@@ -126,8 +126,9 @@ def position_query(
     record = games.record_of(game)
     size = record.size
     network = engine.pick(network, size=size).name
-    if backpred and backpred_network:
-        engine.pick(backpred_network, "previous", size)
+    # a back-prediction network is named only for a back prediction asked for (any other is dropped)
+    asked = backpred and backpred_network
+    backpred_network = engine.pick(backpred_network, "previous", size).name if asked else ""
     moves = record.main_line_moves()
     if node:
         moves = _variation_line(record, node, game.rules)
