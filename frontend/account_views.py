@@ -16,7 +16,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
 from frontend.forms import THROTTLED, LoginForm, SignupForm
-from frontend.services import accounts
+from frontend.services import accounts, client, ratelimit
 
 
 def _welcome(request: HttpRequest, adopted: int) -> None:
@@ -49,8 +49,13 @@ class LoginView(auth_views.LoginView):
 @require_http_methods(["GET", "POST"])
 def signup(request: HttpRequest) -> HttpResponse:
     """Show the sign-up form; on a valid POST create the account, log in, adopt the session's games
-    and go to "My games"."""
+    and go to "My games".  A POST past its address's limit of passwords hashed (``ratelimit``'s
+    ``password`` scope) gets the form back with a 429, and no account is made."""
     form = SignupForm(request.POST if request.method == "POST" else None)
+    if request.method == "POST" and not ratelimit.allow("password", client.of_request(request)):
+        form.is_valid()  # the fields as entered, with their own errors if any
+        form.add_error(None, ratelimit.refusal("password", "logins and sign-ups"))
+        return render(request, "accounts/signup.html", {"form": form}, status=429)
     if request.method == "POST" and form.is_valid():
         anonymous = request.session.session_key
         user = form.save()

@@ -18,7 +18,7 @@ from analysis.nets.zoo import UnknownNetwork
 from analysis.play.clock import MAX_MAIN, MAX_PERIOD, MAX_PERIODS, TimeControl, TimeControlError
 from analysis.sgf import GameRecord, SgfError, read_sgf, replay
 from frontend.models import Game
-from frontend.services import client, engine, games, login_throttle, strength
+from frontend.services import client, engine, games, login_throttle, ratelimit, strength
 
 
 class NewGameForm(forms.Form):
@@ -254,8 +254,10 @@ THROTTLED = "throttled"  # the code of a login's error when the throttle refused
 
 class ThrottledLogin:
     """Mixed into a login form (before Django's): no password is checked while the login throttle
-    (:mod:`frontend.services.login_throttle`) locks out the account or the client address, each
-    failed login counts against both, and a successful one clears the account's count."""
+    (:mod:`frontend.services.login_throttle`) locks out the account or the client address, or past
+    the address's limit of passwords checked (``ratelimit``'s ``password`` scope, which every login
+    checking one counts); each failed login counts against both, and a successful one clears the
+    account's count."""
 
     def clean(self) -> dict[str, Any]:
         """Return the cleaned data; raises ValidationError (code ``throttled`` when locked out)."""
@@ -265,6 +267,8 @@ class ThrottledLogin:
         address = client.of_request(self.request)
         if login_throttle.blocked(username, address):
             raise forms.ValidationError(login_throttle.message(), code=THROTTLED)
+        if not ratelimit.allow("password", address):
+            raise forms.ValidationError(ratelimit.refusal("password", "logins and sign-ups"), code=THROTTLED)
         try:
             cleaned = super().clean()
         except forms.ValidationError:

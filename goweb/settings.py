@@ -53,6 +53,9 @@ service (SQLite, in-memory channel layer, Celery tasks run eagerly in-process):
   per client address per window (seconds), and ``GOWEB_SESSION_RATE_LIMIT`` and
   ``GOWEB_SESSION_RATE_WINDOW``: browser sessions a share link's page gives one address per window
   (a viewer past it counts against its address); each 30 per 600 s in production, 0 in development;
+- ``GOWEB_PASSWORD_RATE_LIMIT`` and ``GOWEB_PASSWORD_RATE_WINDOW``: requests that hash a password
+  (sign-ups, and logins that check one, failed or not) per client address per window (seconds),
+  each costing a third of a second of a core (default 30 per 600 s in production, 0 in development);
 - ``GOWEB_API_RATE_LIMIT`` and ``GOWEB_API_RATE_WINDOW``: requests allowed per client per window
   (seconds) on ``/api/analyze`` (default 60 per 60 s; 0 turns the limit off);
 - ``GOWEB_WS_PER_ADDRESS``: websockets one client address may hold open at once (default 16), and
@@ -260,6 +263,8 @@ GOWEB_NEW_GAME_RATE_LIMIT = env_int("GOWEB_NEW_GAME_RATE_LIMIT", 30 if PRODUCTIO
 GOWEB_NEW_GAME_RATE_WINDOW = env_int("GOWEB_NEW_GAME_RATE_WINDOW", 600)
 GOWEB_SESSION_RATE_LIMIT = env_int("GOWEB_SESSION_RATE_LIMIT", 30 if PRODUCTION else 0)
 GOWEB_SESSION_RATE_WINDOW = env_int("GOWEB_SESSION_RATE_WINDOW", 600)
+GOWEB_PASSWORD_RATE_LIMIT = env_int("GOWEB_PASSWORD_RATE_LIMIT", 30 if PRODUCTION else 0)
+GOWEB_PASSWORD_RATE_WINDOW = env_int("GOWEB_PASSWORD_RATE_WINDOW", 600)
 GOWEB_API_RATE_LIMIT = env_int("GOWEB_API_RATE_LIMIT", 60)
 GOWEB_API_RATE_WINDOW = env_int("GOWEB_API_RATE_WINDOW", 60)
 GOWEB_WS_PER_ADDRESS = env_int("GOWEB_WS_PER_ADDRESS", 16)

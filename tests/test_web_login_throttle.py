@@ -54,3 +54,21 @@ def test_a_login_clears_its_accounts_failures(settings) -> None:
         failures = [log_in(Client(), "throttle-kaga", "guess", f"10.73.{round_}.{i}") for i in range(4)]
         assert failures == [200] * 4
         assert log_in(Client(), "throttle-kaga", PASSWORD, f"10.73.{round_}.9") == 302
+
+
+@pytest.mark.django_db
+def test_passwords_hashed_for_one_address_are_limited_over_sign_ups_and_successful_logins(settings) -> None:
+    settings.GOWEB_PASSWORD_RATE_LIMIT, settings.GOWEB_PASSWORD_RATE_WINDOW = 3, 3600
+    refused = "too many logins and sign-ups: at most 3 every 3600 seconds from one address; try later"
+    here = {"REMOTE_ADDR": "10.74.0.1"}
+    data = {"username": "throttle-cho", "password1": PASSWORD, "password2": PASSWORD}
+    assert Client().post("/accounts/signup/", data, **here).status_code == 302
+    assert [log_in(Client(), "throttle-cho", PASSWORD, "10.74.0.1") for _ in range(2)] == [302, 302]
+    again = Client().post("/accounts/signup/", {**data, "username": "throttle-cho-2"}, **here)
+    assert again.status_code == 429 and refused in again.content.decode()
+    assert 'value="throttle-cho-2"' in again.content.decode()  # the form keeps what was entered
+    login = Client().post(LOGIN, {"username": "throttle-cho", "password": PASSWORD}, **here)
+    assert login.status_code == 429 and refused in login.content.decode()
+    assert User.objects.count() == 1
+    assert Client().get("/accounts/signup/", **here).status_code == 200  # the form itself is not counted
+    assert log_in(Client(), "throttle-cho", PASSWORD, "10.74.0.2") == 302  # another address logs in

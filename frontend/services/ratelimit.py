@@ -14,6 +14,7 @@ SCOPES = {
     "upload": ("GOWEB_UPLOAD_RATE_LIMIT", "GOWEB_UPLOAD_RATE_WINDOW"),
     "new_game": ("GOWEB_NEW_GAME_RATE_LIMIT", "GOWEB_NEW_GAME_RATE_WINDOW"),
     "session": ("GOWEB_SESSION_RATE_LIMIT", "GOWEB_SESSION_RATE_WINDOW"),
+    "password": ("GOWEB_PASSWORD_RATE_LIMIT", "GOWEB_PASSWORD_RATE_WINDOW"),
 }
 
 
@@ -22,7 +23,8 @@ def allow(scope: str, client: str) -> bool:
     over the limit.
 
     The limit of ``"api"`` is ``GOWEB_API_RATE_LIMIT`` requests per ``GOWEB_API_RATE_WINDOW``
-    seconds, and so on for ``"upload"``, ``"new_game"`` and ``"session"`` (0 requests means no limit).
+    seconds, and so on for ``"upload"``, ``"new_game"``, ``"session"`` and ``"password"`` (0 requests
+    means no limit).
     """
     limit, window = (getattr(settings, name) for name in SCOPES[scope])
     if limit <= 0:
@@ -40,3 +42,9 @@ def increment(key: str, timeout: int) -> int:
     except ValueError:  # expired between add and incr
         cache.set(key, 1, timeout=timeout)
         return 1
+
+
+def refusal(scope: str, what: str) -> str:
+    """Return the sentence that refuses a request over ``scope``'s limit, ``what`` naming the requests."""
+    limit, window = (getattr(settings, name) for name in SCOPES[scope])
+    return f"too many {what}: at most {limit} every {window} seconds from one address; try later"
