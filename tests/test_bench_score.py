@@ -165,7 +165,8 @@ def test_the_late_game_counts_leads_of_ten_points_for_the_loser_in_the_last_sixt
     assert np.mean(counted["score_error"]) == (20 * 14.5 + 20 * 12.0 + 20 * 0.5) / 60
     assert _late_game(-black_lead, -2.5, -1)["loser_ahead"] == [False] * 60  # the winner's leads
     drawn = _late_game(black_lead, 0.0, 0)
-    assert drawn == {"loser_ahead": [], "score_error": np.abs(black_lead[-60:]).tolist()}
+    assert drawn == {"sign": [], "loser_ahead": [], "score_error": np.abs(black_lead[-60:]).tolist()}
+    assert sum(resigned["sign"]) == 20 and resigned["sign"][-20:] == [True] * 20  # -3: White's lead
 
 
 def test_the_score_bench_refuses_a_network_without_a_value_head_before_measuring_any(tmp_path: Path) -> None:

@@ -7,7 +7,8 @@
 - ``sign_by_moves_left``: the same agreement split by how many moves the game had left
   (``last_20``, ``21_to_60``, ``over_60``);
 - ``late_game``: the last ``LATE`` moves of every game whose winner is known (resignations
-  included): ``loser_ahead`` is how often the score head shows the game's loser ahead by
+  included): ``sign`` is how often the score head's lead names the winner, ``loser_ahead`` how
+  often it shows the game's loser ahead by
   ``BIG_LEAD`` points or more (the bot that gave won games away saw leads of 14 to 39 points in
   lost positions), over ``positions``; ``score_error`` is the lead's mean absolute error against
   the recorded margin there, on the counted games;
@@ -28,7 +29,8 @@ trunk makes of the komi plane.
 
 ``count`` gives the sign of the board counted as it stands (territory, the records' rules, dead
 stones from playouts: the play page's count) at the same positions, by moves left: the head
-projects the end of the game, the count does not, so each is the better guide in its own phase.
+projects the end of the game, the count does not, so each is the better guide in its own phase;
+and its ``late_game`` figures, as the score head's, with its ``sign`` there (both have one).
 
 ``teacher_fit`` (each network): how far the network is from its teacher on the teacher's own
 labelled positions of the training months (see :func:`teacher_fit`).
@@ -159,7 +161,7 @@ def measure(network: Network, limit: int) -> dict:
     signs: list[bool] = []
     by_left: dict[str, list[bool]] = {name: [] for _, name in LEFT_BUCKETS}
     zigzag: list[float] = []
-    late_game: dict[str, list] = {"loser_ahead": [], "score_error": []}
+    late_game: dict[str, list] = {"sign": [], "loser_ahead": [], "score_error": []}
     counted = 0
     for positions, margin, winner in games(limit):
         prediction = network.predict(positions)
@@ -189,22 +191,33 @@ def measure(network: Network, limit: int) -> dict:
                                   for k, v in errors.items()}
         figures["score_sign"] = round(float(np.mean(signs)), 4) if signs else None
         figures["sign_by_moves_left"] = _shares(by_left)
-    if late_game["loser_ahead"]:
-        figures["late_game"] = {"positions": len(late_game["loser_ahead"]),
-                                "loser_ahead": round(float(np.mean(late_game["loser_ahead"])), 4),
-                                "score_error": round(float(np.mean(late_game["score_error"])), 2)
-                                if late_game["score_error"] else None}
+    if (late := _late_figures(late_game)) is not None:
+        figures["late_game"] = late
     return figures
 
 
 def _late_game(black_lead: np.ndarray, margin: float | None, winner: int) -> dict[str, list]:
     """Return one game's late-game figures from Black's lead at each position (0..n moves): for
-    each of its last ``LATE`` positions, whether the lead shows the loser ahead by ``BIG_LEAD`` or
-    more (``loser_ahead``; none for a game without a winner) and, for a counted game (``margin``
-    not None), the lead's distance from the margin (``score_error``)."""
+    each of its last ``LATE`` positions, whether the lead names the winner (``sign``) and whether
+    it shows the loser ahead by ``BIG_LEAD`` or more (``loser_ahead``; neither for a game without
+    a winner) and, for a counted game (``margin`` not None), the lead's distance from the margin
+    (``score_error``)."""
     lead = black_lead[-LATE:]
-    return {"loser_ahead": (-winner * lead >= BIG_LEAD).tolist() if winner else [],
+    return {"sign": (np.sign(lead) == winner).tolist() if winner else [],
+            "loser_ahead": (-winner * lead >= BIG_LEAD).tolist() if winner else [],
             "score_error": np.abs(lead - margin).tolist() if margin is not None else []}
+
+
+def _late_figures(late_game: dict[str, list]) -> dict | None:
+    """Return the late-game figures summed over games (:func:`_late_game`'s lists joined), or None
+    when no game had a winner."""
+    if not late_game["loser_ahead"]:
+        return None
+    return {"positions": len(late_game["loser_ahead"]),
+            "sign": round(float(np.mean(late_game["sign"])), 4),
+            "loser_ahead": round(float(np.mean(late_game["loser_ahead"])), 4),
+            "score_error": round(float(np.mean(late_game["score_error"])), 2)
+            if late_game["score_error"] else None}
 
 
 def komi_response(network: Network, limit: int) -> dict | None:
@@ -229,18 +242,24 @@ def komi_response(network: Network, limit: int) -> dict | None:
             "empty_board_black_lead": round(float(empty.score_mean[0]), 2)}
 
 
-def count(limit: int) -> dict[str, float | None]:
-    """Return, by moves left, how often the board counted as it stands (territory, dead stones
-    from playouts) gives the recorded winner, at the positions ``measure`` signs, on the counted
-    games among the first ``limit``."""
+def count(limit: int) -> dict:
+    """Return the figures of the board counted as it stands (territory, dead stones from playouts)
+    on the first ``limit`` games: ``sign_by_moves_left``, how often it gives the recorded winner
+    at the positions ``measure`` signs, on the counted games; and ``late_game``, the figures
+    ``measure`` gives the score head there (:func:`_late_game`), for the count in its place."""
     by_left: dict[str, list[bool]] = {name: [] for _, name in LEFT_BUCKETS}
-    for positions, margin, _ in games(limit):
+    late_game: dict[str, list] = {"sign": [], "loser_ahead": [], "score_error": []}
+    for positions, margin, winner in games(limit):
+        if winner:
+            black_count = np.array([score(p, "korean").margin for p in positions[-LATE:]])
+            for name, values in _late_game(black_count, margin, winner).items():
+                late_game[name].extend(values)
         if margin is None:
             continue
         for k in _signed_moves(len(positions)):
             counted = score(positions[k], "korean").margin
             by_left[_left_bucket(len(positions) - k)].append(bool(np.sign(counted) == np.sign(margin)))
-    return _shares(by_left)
+    return {"sign_by_moves_left": _shares(by_left), "late_game": _late_figures(late_game)}
 
 
 def _labelled_records(limit: int | None, labels: Path, months: Path) -> Iterator[tuple[GameRecord, Labels]]:
