@@ -260,10 +260,10 @@ class BoardConsumer(JsonConsumer):
         await self.send_outcome(outcome, broadcast=outcome.changed)
 
     async def on_play(self, move: str) -> None:
-        await self.act(board.human_move, move)
+        await self.act(board.human_move, move, self.requester.address)
 
     async def on_pass(self) -> None:
-        await self.act(board.human_move, "pass")
+        await self.act(board.human_move, "pass", self.requester.address)
 
     async def on_undo(self) -> None:
         await self.act(board.undo)

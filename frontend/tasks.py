@@ -43,6 +43,7 @@ from frontend.services import board, clock, engine, game_analysis, games, jobs, 
 
 chunk_log = logging.getLogger("frontend.tasks.chunks")
 
+REPLY_ROUNDS = 8  # times one bot-move task thinks, when the game changes under it
 # Tasks that survive a worker's death (acknowledged after they run, requeued when the worker
 # is lost) and retry a few times when the database is briefly unreachable.
 DURABLE = {
@@ -133,6 +134,30 @@ def bot_move(self, game_id: int, expected_moves: int, job: int | None = None) ->
 
 
 def _bot_move(game_id: int, expected_moves: int) -> dict:
+    """Play the bot's move at ``expected_moves``; when the game changed meanwhile and the bot owes
+    a move that no waiting job will make (:func:`_move_owed`), think again on the game as it is,
+    up to :data:`REPLY_ROUNDS` times: the page's requests may all have found the game's bot jobs
+    running, about positions undone since."""
+    outcome = _reply(game_id, expected_moves)
+    for _ in range(REPLY_ROUNDS - 1):
+        if "skipped" not in outcome or (owed := _move_owed(game_id)) is None:
+            break
+        outcome = _reply(game_id, owed)
+    return outcome
+
+
+def _move_owed(game_id: int) -> int | None:
+    """Return the number of moves of game ``game_id`` when it is the bot's turn and no waiting bot
+    job will reply, else None (a deleted game too)."""
+    game = Game.objects.filter(pk=game_id).first()
+    waiting = Job.objects.filter(game_id=game_id, kind=Job.Kind.BOT, state=Job.State.PENDING)
+    if game is None or waiting.exists():
+        return None
+    loaded = games.load(game, editable=False)
+    return len(loaded.position.moves) if loaded.is_bot_turn else None
+
+
+def _reply(game_id: int, expected_moves: int) -> dict:
     loaded = games.load(Game.objects.get(pk=game_id))
     if len(loaded.position.moves) != expected_moves or not loaded.is_bot_turn:
         return {"skipped": "the game changed since the move was requested"}

@@ -24,6 +24,8 @@ from analysis.bot.player import Bot
 from analysis.features import get_feature_set
 from analysis.go.coords import from_gtp
 from analysis.go.position import Position
+from analysis.gtp.commands_analyze import parse_analyze_args
+from analysis.gtp.commands_args import CommandError
 from analysis.gtp.engine import GtpEngine
 from analysis.nets import checkpoint
 from analysis.nets.golois import GoloisConfig, GoloisNet
@@ -193,6 +195,25 @@ def test_analysis_errors_and_engines_that_cannot_search() -> None:
     rules = GtpEngine(size=9)
     assert not {"lz-analyze", "kata-genmove_analyze", "stop"} & set(rules.commands)
     assert rules.respond("lz-analyze b 10") == "? unknown command\n\n"
+
+
+@pytest.mark.parametrize(("args", "error"), [
+    ("² 1", "unsupported analyze argument '²'"),  # a digit to str.isdigit, not to int()
+    ("1" + "0" * 400, "invalid interval '1000000000000000'"),  # an OverflowError before
+    ("b interval " + "9" * 5000, "invalid interval '9999999999999999'"),  # past int()'s 4,300 digits
+    ("b maxmoves 1234567890", "invalid maxmoves '1234567890'"),
+    ("b 10 maxmoves ３", "invalid maxmoves '３'"),
+])
+def test_an_analyze_number_is_a_few_ascii_digits_or_a_clear_error(args: str, error: str) -> None:
+    with pytest.raises(CommandError) as info:
+        parse_analyze_args(args.split())
+    assert str(info.value) == error
+
+
+def test_a_request_id_of_thousands_of_digits_is_answered_as_it_reads() -> None:
+    gtp = GtpEngine(size=9)
+    assert gtp.respond("0" * 3 + "7" * 5000 + " name") == f"={'7' * 5000} goweb\n\n"  # the engine died
+    assert gtp.respond("000 name") == "=0 goweb\n\n"
 
 
 def test_genmove_keeps_to_the_clocks_share() -> None:

@@ -230,6 +230,21 @@ def test_a_bot_move_is_served_while_whole_game_analyses_hold_every_analysis_thre
     asyncio.run(scenario())
 
 
+def test_a_bot_move_task_whose_position_was_undone_replies_to_the_game_as_it_is_unless_a_job_waits() -> None:
+    """The page's request for the bot finds both of the game's bot jobs running, each about a
+    position undone since: one of them thinks again, or the game would wait with the bot's clock
+    running."""
+    game = make_game("s")
+    board.human_move(game.pk, "E5")
+    waiting = jobs.request(f"game:{game.pk}", jobs.Kind.BOT, {"expected_moves": 1}, game_id=game.pk)
+    assert tasks._bot_move(game.pk, 3) == {"skipped": "the game changed since the move was requested"}
+    assert Game.objects.get(pk=game.pk).sgf.count(";W[") == 0  # the waiting job replies
+    jobs.claim(waiting.job)  # running now, about a position of its own
+    outcome = tasks._bot_move(game.pk, 3)
+    assert set(outcome) == {"move"} and Game.objects.get(pk=game.pk).sgf.count(";W[") == 1
+    assert tasks._bot_move(game.pk, 3)["skipped"]  # the human's turn: nothing owed
+
+
 def test_a_flood_of_state_requests_asks_the_bot_once(settings, submitted: Counter, monkeypatch) -> None:
     """A bot move asked again while one is waiting replaces it: one task, one reply."""
     thinking = threading.Event()
@@ -297,6 +312,20 @@ def test_an_addresss_sessions_and_games_share_its_cap_and_another_address_has_it
     jobs.release(held[0])
     assert jobs.request("session:another", jobs.Kind.POSITION, {}, address=here).new  # the freed slot
     assert Job.objects.filter(address=here).count() == 3
+
+
+def test_a_move_whose_reply_the_address_has_no_room_to_queue_is_not_played(settings) -> None:
+    settings.GOWEB_MAX_ADDRESS_JOBS = 1
+    game, here = make_game("s"), "203.0.113.7"
+    held = jobs.request("session:s", jobs.Kind.POSITION, {}, address=here)
+    refused = (r"your move was not played, as the bot could not think about its reply: too much work "
+               r"queued from your address \(at most 1 analyses or bot moves at once\)")
+    with pytest.raises(jobs.AddressCapReached, match=refused):
+        board.human_move(game.pk, "E5", here)
+    game.refresh_from_db()
+    assert ";B[" not in game.sgf
+    assert board.human_move(game.pk, "E5", "198.51.100.8").bot_expected_moves == 1  # another address
+    jobs.release(held.job)
 
 
 def test_two_sessions_of_one_address_share_its_cap_over_their_sockets(

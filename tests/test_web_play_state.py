@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from frontend.models import Game
 from frontend.services import board, games
 from tests.test_bot_pass import FINISHED
 from tests.web_helpers import make_game, new_session
@@ -52,3 +53,21 @@ def test_while_scoring_the_state_gives_each_points_owner_by_the_count_with_the_m
     assert dead["dead"] == ["C7"] and dead["owners"] == "X" * 81
     game.refresh_from_db()
     assert games.counted_owners(games.load(game)) == dead["owners"]
+
+
+def test_the_last_move_a_record_may_hold_starts_the_scoring_so_the_sgf_uploads_again(
+    settings, client
+) -> None:
+    settings.GOWEB_MAX_GAME_MOVES = 3
+    game = make_game(new_session())
+    for color, vertex in (("B", "E5"), ("W", "C3"), ("B", "G7")):
+        with games.locked(game.pk) as loaded:
+            assert loaded.game.phase == Game.Phase.PLAYING
+            games.play(loaded, color, vertex)
+    game.refresh_from_db()
+    assert game.phase == Game.Phase.SCORING and len(games.record_of(game).main_line_moves()) == 3
+    with games.locked(game.pk) as loaded:
+        with pytest.raises(games.GameError, match="the game is being scored"):
+            games.play(loaded, "W", "D4")
+        games.accept_score(loaded)
+    assert client.post("/review", {"text": Game.objects.get(pk=game.pk).sgf}).status_code == 302

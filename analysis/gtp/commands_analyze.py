@@ -22,6 +22,7 @@ with ``play VERTEX`` (or ``play resign``).
 from __future__ import annotations
 
 import contextlib
+import re
 import threading
 import time
 from dataclasses import dataclass
@@ -38,6 +39,8 @@ if TYPE_CHECKING:
     from analysis.gtp.engine import GtpEngine
 
 DEFAULT_INTERVAL = 100  # centiseconds
+MAX_DIGITS = 9  # of an interval or a count of moves
+_DIGITS = re.compile(r"[0-9]+")  # ASCII digits: str.isdigit takes "²", which int() refuses
 MAX_ANALYSIS_VISITS = 100_000
 POLL_SECONDS = 0.05  # how often a streaming search looks for the next command
 KATA_SWITCHES = {"ownership", "ownershipStdev", "pvVisits", "pvEdgeVisits", "movesOwnership",
@@ -56,9 +59,10 @@ class AnalyzeArgs:
 
 
 def _count(text: str, key: str) -> int:
-    """Return ``text`` as a non-negative int; raises CommandError naming ``key`` otherwise."""
-    if not text.isdigit():
-        raise CommandError(f"invalid {key} {text!r}")
+    """Return ``text`` as a non-negative int of at most :data:`MAX_DIGITS` ASCII digits; raises
+    CommandError naming ``key`` otherwise."""
+    if not _DIGITS.fullmatch(text) or len(text) > MAX_DIGITS:
+        raise CommandError(f"invalid {key} {text[:16]!r}")
     return int(text)
 
 
@@ -70,23 +74,23 @@ def parse_analyze_args(args: list[str]) -> AnalyzeArgs:
     if rest and rest[0].lower() in ("b", "w", "black", "white"):
         color = parse_color(rest.pop(0))
     interval = DEFAULT_INTERVAL
-    if rest and rest[0].isdigit():
-        interval = int(rest.pop(0))
+    if rest and _DIGITS.fullmatch(rest[0]):
+        interval = _count(rest.pop(0), "interval")
     max_moves = None
     ownership = False
     while rest:
         key = rest.pop(0)
         if not rest:
-            raise CommandError(f"missing value for {key!r}")
+            raise CommandError(f"missing value for {key[:16]!r}")
         value = rest.pop(0)
         if key == "interval":
             interval = _count(value, key)
         elif key == "maxmoves":
             max_moves = _count(value, key)
         elif key not in KATA_SWITCHES:
-            raise CommandError(f"unsupported analyze argument {key!r}")
+            raise CommandError(f"unsupported analyze argument {key[:16]!r}")
         elif value not in ("true", "false"):
-            raise CommandError(f"{key} must be true or false, not {value!r}")
+            raise CommandError(f"{key} must be true or false, not {value[:16]!r}")
         elif key == "ownership":
             ownership = value == "true"
     return AnalyzeArgs(color, max(interval, 1) / 100, max_moves, ownership)

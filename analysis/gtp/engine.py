@@ -78,7 +78,7 @@ def parse_line(line: str) -> Request | None:
         return None
     request_id = None
     if _ID.fullmatch(words[0]):
-        request_id = str(int(words.pop(0)))
+        request_id = words.pop(0).lstrip("0") or "0"  # as int() reads it, at any length
     name = words.pop(0) if words else ""
     return Request(request_id, name, words)
 

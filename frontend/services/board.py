@@ -59,9 +59,23 @@ def _change(game_id: int, action: Callable[..., object], *args: object) -> Outco
         return _outcome(loaded)
 
 
-def human_move(game_id: int, move: str) -> Outcome:
-    """Play the human's move (a GTP vertex or ``pass``)."""
-    return _change(game_id, lambda loaded: games.play(loaded, loaded.game.human_color, move))
+def human_move(game_id: int, move: str, address: str | None = None) -> Outcome:
+    """Play the human's move (a GTP vertex or ``pass``) from client ``address``.
+
+    Raises AddressCapReached, and plays nothing, when the move leaves the bot a reply that the
+    address has no room to queue (:func:`request_bot_move`): the game would wait, the bot's clock
+    running, until the page was reloaded.
+    """
+    def play(loaded: games.LoadedGame) -> None:
+        games.play(loaded, loaded.game.human_color, move)
+        if loaded.is_bot_turn:
+            try:
+                jobs.free_address_slots(address)
+            except jobs.AddressCapReached as e:
+                raise jobs.AddressCapReached(f"your move was not played, as the bot could not think about "
+                                             f"its reply: {e}") from None
+
+    return _change(game_id, play)
 
 
 def undo(game_id: int) -> Outcome:

@@ -243,8 +243,10 @@ def _save_record(loaded: LoadedGame) -> None:
 
 def play(loaded: LoadedGame, color: str, vertex: str, now: float | None = None) -> bool:
     """Play ``vertex`` (GTP, or ``pass``) for ``color`` at ``now`` (Unix time, None: now) and
-    save, its time charged to ``color``'s clock; two passes start the scoring.  Return True, or
-    False for a move made after ``color``'s time ran out: it is not played, ``color`` loses on time.
+    save, its time charged to ``color``'s clock; two passes start the scoring, and so does the
+    last move a record may hold (:func:`record_limits`: its SGF would not upload again).  Return
+    True, or False for a move made after ``color``'s time ran out: it is not played, ``color``
+    loses on time.
 
     Raises GameError when the game is over, paused or it is not ``color``'s turn, CoordinateError
     for a bad vertex and IllegalMoveError (with the reason) for an illegal move.
@@ -264,7 +266,8 @@ def play(loaded: LoadedGame, color: str, vertex: str, now: float | None = None) 
     node = loaded.record.add_move(COLORS[color], point)
     for ident, value in clock.sgf_time_left(game, color).items():
         node.set(ident, value)
-    if ended(position):
+    most = record_limits().moves
+    if ended(position) or (most is not None and len(position.moves) >= most):
         game.phase = Game.Phase.SCORING
         game.dead = [to_gtp(p, game.size) for p in sorted(estimate_dead(position))]
         clock.stop(game)

@@ -28,7 +28,9 @@ const HOW_ENDED = { R: " (by resignation)", T: " (on time)" };
 function statusText(m, human) {
   if (m.phase === "finished") return `Game over: ${m.result}${HOW_ENDED[m.result.split("+")[1]] ?? ""}`;
   if (m.phase === "scoring") {
-    return "Both passed. Click stones to mark them dead or alive, then accept the score.";
+    const why = m.last_move === "pass" ? "Both passed."
+      : `The game has ${m.move_number} moves, the most a record may hold, and is counted.`;
+    return `${why} Click stones to mark them dead or alive, then accept the score.`;
   }
   if (isPaused(m)) return "Paused: resume the clock to play on.";
   if (m.to_play !== human) return "The bot is thinking…";
