@@ -45,7 +45,10 @@ service (SQLite, in-memory channel layer, Celery tasks run eagerly in-process):
   (:class:`analysis.sgf.SgfLimits`): ``GOWEB_MAX_SGF_NODES`` nodes (default 10000),
   ``GOWEB_MAX_SGF_VALUES`` values in one property (default 1000), ``GOWEB_MAX_GAME_MOVES`` moves
   in a line of play (default 1000; also the most moves a review page shows) and
-  ``GOWEB_MAX_PASSES_IN_A_ROW`` passes in a row (default 4);
+  ``GOWEB_MAX_PASSES_IN_A_ROW`` passes in a row (default 4) and ``GOWEB_MAX_SGF_POINTS`` points
+  that its setup stones and territory marks span in all, a rectangle such as ``aa:ss`` counted by
+  its area (default 500000: a few hundredths of a second to expand, where 7-byte rectangles could
+  make a 518 KB file of 18 million points, seconds of a core for every page and message of it);
 - ``GOWEB_UPLOAD_RATE_LIMIT`` and ``GOWEB_UPLOAD_RATE_WINDOW``: SGF uploads and pastes allowed per
   client address per window (seconds) (default 10 per 60 s in production, 0 in development: 0 turns
   the limit off);
@@ -256,6 +259,7 @@ GOWEB_MAX_SGF_BYTES = env_int("GOWEB_MAX_SGF_BYTES", 512 * 1024)
 GOWEB_MAX_SGF_NODES = env_int("GOWEB_MAX_SGF_NODES", 10_000)
 GOWEB_MAX_SGF_VALUES = env_int("GOWEB_MAX_SGF_VALUES", 1000)
 GOWEB_MAX_GAME_MOVES = env_int("GOWEB_MAX_GAME_MOVES", 1000)
+GOWEB_MAX_SGF_POINTS = env_int("GOWEB_MAX_SGF_POINTS", 500_000)
 GOWEB_MAX_PASSES_IN_A_ROW = env_int("GOWEB_MAX_PASSES_IN_A_ROW", 4)
 GOWEB_UPLOAD_RATE_LIMIT = env_int("GOWEB_UPLOAD_RATE_LIMIT", 10 if PRODUCTION else 0)
 GOWEB_UPLOAD_RATE_WINDOW = env_int("GOWEB_UPLOAD_RATE_WINDOW", 60)

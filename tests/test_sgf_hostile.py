@@ -116,3 +116,33 @@ def test_the_issues_record_of_63000_pass_pairs_is_refused_by_the_node_limit() ->
     data = b"(;GM[1]FF[4]SZ[25]" + b";B[];W[]" * 63_000 + b")"
     with pytest.raises(SgfError, match="more than 10000 nodes"):
         read_sgf(data, limits=SgfLimits(nodes=10_000, values=1_000, moves=1_000, passes_in_a_row=4))
+
+
+def test_a_property_repeated_in_its_node_counts_all_its_values_against_the_limit() -> None:
+    with pytest.raises(SgfError, match="node 1: too large: property C has more than 20 values"):
+        read_sgf("(;SZ[9];C" + "[x]C" * 20 + "[x])", limits=LIMITS)  # 21 values in 21 repeats
+    node = read_sgf("(;SZ[9];C" + "[x]C" * 19 + "[x])", limits=LIMITS).root.children[0]
+    assert len(node.properties["C"]) == 20
+
+
+def test_point_lists_spanning_more_points_than_the_limit_are_refused_before_they_are_expanded(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def no_expansion(*args: object) -> None:
+        raise AssertionError("the points were expanded before the refusal")
+
+    spans = SgfLimits(values=1000, points=1000)
+    # each rectangle's corners in four orders: 4 distinct 7-byte values of 361 points each
+    corners = "[aa:ss][ss:aa][as:sa][sa:as]"
+    with monkeypatch.context() as patch:
+        patch.setattr(sgf_model, "expand_points", no_expansion)
+        with pytest.raises(SgfError, match="node 1: too large: its setup stones and territory marks span "
+                                           "more than 1000 points") as refused:
+            read_sgf(f"(;SZ[19];AB{corners})", limits=spans)  # 1,444 in one node
+        assert refused.value.kind == "too_large"
+        with pytest.raises(SgfError, match="span more than 1000 points"):
+            read_sgf(f"(;SZ[19];B[aa];W[bb]TB{corners})", limits=spans)  # territory marks count too
+    game = read_sgf("(;SZ[19]AE[aa:ss]AB[dd][pp]" + ";AW[ab:ac]" * 300 + ")", limits=spans)  # 361 + 2 + 600
+    assert replay(game).stones()[1, 0] != 0
+    with pytest.raises(SgfError, match="span more than 1000 points"):
+        read_sgf("(;SZ[19]AE[aa:ss]AB[dd][pp]" + ";AW[ab:ac]" * 320 + ")", limits=spans)  # 1003

@@ -3,6 +3,8 @@ trips with variations, and the replay of every branch."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from analysis.go.coords import BLACK, WHITE, from_gtp
@@ -98,6 +100,17 @@ def test_promote_makes_the_line_the_main_line_and_keeps_the_old_one_as_a_variati
     again = read_sgf(write_sgf(record))
     assert again.main_line_moves() == moves("E5", "G7", "C7")
     assert vertices(again, move_children(find(again, moves("E5")))) == ["G7", "C3"]
+
+
+def test_deleting_after_long_runs_of_nodes_without_a_move_costs_their_length_not_its_square() -> None:
+    # 3,000 comment nodes before the first move and 3,000 in the variation: the anchor was found
+    # again at each node climbed, 4.4 s; now a few milliseconds
+    record = read_sgf("(;GM[1]SZ[9]" + ";C[a]" * 3000 + ";B[ee](;W[cc];B[gg])(;W[cg]" + ";C[a]" * 3000
+                      + ";B[gc]))")
+    started = time.process_time()
+    parent = delete(record, find(record, moves("E5", "C3", "G7")))
+    assert time.process_time() - started < 0.5
+    assert parent is find(record, moves("E5", "C3"))
 
 
 def test_delete_removes_a_branch_and_what_follows_it() -> None:

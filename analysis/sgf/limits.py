@@ -3,8 +3,9 @@
 The reader checks them as it parses (:func:`analysis.sgf.read_sgf` and its siblings take
 ``limits``): a file with too many nodes is refused before the tree of the game that passes the
 bound is built, a property with too many values at its first value over the bound, both before any
-point list is expanded or any move replayed; the moves of each line of play and the passes in a
-row are checked before the record is returned.
+point list is expanded or any move replayed; the moves of each line of play, the passes in a
+row and the points that point lists span (a rectangle of 7 bytes spans up to 625) are checked
+before the record is returned, the last before any list is expanded.
 Without limits (the default) a record is read whatever its size, as archives are.
 """
 
@@ -18,13 +19,22 @@ from analysis.sgf.model import SgfError
 @dataclass(frozen=True)
 class SgfLimits:
     """The most a file may hold: ``nodes`` in all its game trees together, ``values`` in one
-    property, ``moves`` in one line of play (the main line or a variation, from the root) and
-    ``passes_in_a_row`` in one line; None leaves that one unbounded."""
+    property, ``moves`` in one line of play (the main line or a variation, from the root),
+    ``passes_in_a_row`` in one line and ``points`` that the point lists of its setup stones and
+    territory marks (AB, AW, AE, TB, TW) span in all, a rectangle (``aa:ss``) counted by its area;
+    None leaves that one unbounded."""
 
     nodes: int | None = None
     values: int | None = None
     moves: int | None = None
     passes_in_a_row: int | None = None
+    points: int | None = None
+
+    def check_points(self, spanned: int) -> None:
+        """Raise SgfError (kind ``"too_large"``) if point lists spanning ``spanned`` points in all
+        are over these limits."""
+        if self.points is not None and spanned > self.points:
+            raise too_large(f"its setup stones and territory marks span more than {self.points} points")
 
     def check_line(self, moves: int, passes: int) -> None:
         """Raise SgfError (kind ``"too_large"``) if a line of play reaching ``moves`` moves, the last

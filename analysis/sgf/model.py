@@ -109,6 +109,25 @@ def expand_points(values: Iterable[str], size: int) -> tuple[int, ...]:
     return tuple(points)
 
 
+def spanned_points(values: Iterable[str], size: int) -> int:
+    """Return how many points the distinct entries of a point list span on a ``size`` board, a
+    rectangle such as ``"aa:cc"`` counted by its area without expanding it, and a malformed entry
+    as one (:func:`expand_points` says what is wrong with it)."""
+    total = 0
+    for value in dict.fromkeys(values):
+        corners = value.split(":")
+        try:
+            flat = [from_sgf(corner, size) for corner in corners]
+        except CoordinateError:
+            flat = []
+        if len(corners) != 2 or len(flat) != 2 or any(is_pass(p, size) for p in flat):
+            total += 1
+            continue
+        (r1, c1), (r2, c2) = divmod(flat[0], size), divmod(flat[1], size)
+        total += (abs(r1 - r2) + 1) * (abs(c1 - c2) + 1)
+    return total
+
+
 class SgfNode:
     """One SGF node: ``properties`` (identifier -> list of text values), ``children`` and ``parent``.
 

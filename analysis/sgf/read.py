@@ -19,6 +19,7 @@ from analysis.sgf.model import (
     SgfError,
     SgfNode,
     describe_move,
+    spanned_points,
 )
 
 if TYPE_CHECKING:
@@ -30,6 +31,7 @@ _NEEDS_UNESCAPING = re.compile(rb"[\\\r\t\f\v]")
 _STRAY_AFTER_GAME = re.compile(rb"\s*([;)\[])")
 _OPEN_VALUE = re.compile(rb"\[(?:[^\\\]]|\\.)*\\?", re.DOTALL)
 UNLIMITED = SgfLimits()
+POINT_LISTS = ("AB", "AW", "AE", "TB", "TW")  # the point lists the site expands: setup and territory
 
 
 def _text(value: bytes) -> str:
@@ -98,7 +100,7 @@ def _build_tree(tokens: list[tuple[str, bytes]], limits: SgfLimits) -> SgfNode:
             if ident is None or current is None:
                 raise _syntax_error("property value without a property identifier", depth)
             ident_values += 1
-            if max_values is not None and ident_values > max_values:
+            if max_values is not None and len(current.properties[ident]) >= max_values:  # repeats too
                 where = "root node" if depth == 0 else f"node {depth}"
                 raise too_large(f"property {ident} has more than {max_values} values", where)
             current.properties[ident].append(_text(token))
@@ -159,8 +161,10 @@ def _parse_trees(raw: bytes, limits: SgfLimits) -> tuple[list[SgfNode], SgfError
 def _check_tree(game: GameRecord, limits: SgfLimits) -> None:
     """Raise SgfError (with source and place) for the first bad B/W/AB/AW/AE value in the tree, or
     (kind ``"too_large"``) for the first line of play with more moves or passes in a row than
-    ``limits`` allow."""
+    ``limits`` allow, or the node where the point lists (:data:`POINT_LISTS`) span more points in
+    all than they allow."""
     size = game.size
+    spanned = 0
     stack: list[tuple[SgfNode, int, int, int, bool]] = [(game.root, 0, 0, 0, True)]
     while stack:
         node, depth, moves, passes, main = stack.pop()
@@ -169,6 +173,8 @@ def _check_tree(game: GameRecord, limits: SgfLimits) -> None:
         if not main:
             where += " of a variation"
         try:
+            spanned += sum(spanned_points(node.properties.get(ident, ()), size) for ident in POINT_LISTS)
+            limits.check_points(spanned)  # before node.setup expands them
             move = node.move(size)
             node.setup(size)
             if move is not None:

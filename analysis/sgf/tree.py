@@ -142,12 +142,13 @@ def promote(node: SgfNode) -> None:
 def delete(record: GameRecord, node: SgfNode) -> SgfNode:
     """Remove ``node`` and every move after it from the tree; return the node it followed (a move
     node, or the anchor).  Raises TreeError for the tree's root, which has no move to remove."""
-    if node is anchor(record) or node.parent is None:
+    root = anchor(record)
+    if node is root or node.parent is None:
         raise TreeError("the start of the game cannot be deleted")
     node.parent.children.remove(node)
     parent = node.parent
     node.parent = None
-    while parent is not None and not parent.has_move() and parent is not anchor(record):
+    while parent is not None and not parent.has_move() and parent is not root:
         parent = parent.parent
     assert parent is not None
     return parent

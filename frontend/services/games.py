@@ -129,10 +129,11 @@ def owned_by(requester: Requester) -> QuerySet[Game]:
 
 def record_limits() -> SgfLimits:
     """Return the bounds of a game's record, uploaded, pasted or grown by its variations:
-    ``GOWEB_MAX_SGF_NODES``, ``GOWEB_MAX_SGF_VALUES``, ``GOWEB_MAX_GAME_MOVES`` and
-    ``GOWEB_MAX_PASSES_IN_A_ROW``."""
+    ``GOWEB_MAX_SGF_NODES``, ``GOWEB_MAX_SGF_VALUES``, ``GOWEB_MAX_GAME_MOVES``,
+    ``GOWEB_MAX_PASSES_IN_A_ROW`` and ``GOWEB_MAX_SGF_POINTS``."""
     return SgfLimits(nodes=settings.GOWEB_MAX_SGF_NODES, values=settings.GOWEB_MAX_SGF_VALUES,
-                     moves=settings.GOWEB_MAX_GAME_MOVES, passes_in_a_row=settings.GOWEB_MAX_PASSES_IN_A_ROW)
+                     moves=settings.GOWEB_MAX_GAME_MOVES, passes_in_a_row=settings.GOWEB_MAX_PASSES_IN_A_ROW,
+                     points=settings.GOWEB_MAX_SGF_POINTS)
 
 
 def record_of(game: Game) -> GameRecord:

@@ -94,12 +94,13 @@ def _editing(
     game_id: int, read_only: bool, private: GameRecord | None, change: bool = True
 ) -> Iterator[_Edit]:
     """Yield the record to explore: the owner's game, locked and saved at the end if it changed, or
-    the socket's copy (a fresh one from the game when it has none).  Without ``change`` nothing is
-    locked or saved, and the record yielded is the game's shared one, to read only
-    (:func:`frontend.services.games.record_of`); raises VariationError for a ``change`` of a game
-    still being played."""
+    the socket's copy (a fresh one from the game when it has none; the game is not locked).
+    Without ``change`` nothing is locked or saved, and the record yielded is the game's shared one,
+    to read only (:func:`frontend.services.games.record_of`); raises VariationError for a
+    ``change`` of a game still being played."""
     with transaction.atomic():
-        game = (Game.objects.select_for_update() if change else Game.objects).get(pk=game_id)
+        saving = change and not read_only  # a viewer's change stays in its copy: nothing to lock
+        game = (Game.objects.select_for_update() if saving else Game.objects).get(pk=game_id)
         if change:
             _require_over(game)
         if read_only and private is not None:
