@@ -6,12 +6,16 @@ done in :mod:`frontend.services`.
 """
 
 import contextlib
+import functools
 import logging
 import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from django.conf import settings
 
 from analysis.sgf import GameRecord
 from frontend import tasks
@@ -33,6 +37,18 @@ from frontend.services.requester import Requester
 from frontend.services.requester import from_scope as requester_of
 
 log = logging.getLogger(__name__)
+@functools.cache
+def board_pool() -> ThreadPoolExecutor:
+    """Return the process's pool of ``GOWEB_BOARD_THREADS`` threads for the board sockets' work."""
+    return ThreadPoolExecutor(max_workers=settings.GOWEB_BOARD_THREADS, thread_name_prefix="board")
+
+
+def in_pool(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Return ``func`` to await, run as Channels' ``database_sync_to_async`` runs it (its database
+    connection closed when old) but on :func:`board_pool`, not on the one thread every socket of
+    the process would share: a socket awaits each of its messages' work in turn, and one socket's
+    slow message (a large game's tree) holds up no other."""
+    return database_sync_to_async(func, thread_sensitive=False, executor=board_pool())
 BUG = "the server could not handle this message (a fault of ours, logged): the board is as it was"
 
 
@@ -153,7 +169,7 @@ class BoardConsumer(JsonConsumer):
         await self.accept()
         self.requester = requester_of(self.scope)
         try:
-            game = await database_sync_to_async(self.find_game)()
+            game = await in_pool(self.find_game)()
         except Game.DoesNotExist:
             await self.send_error(self.missing())
             await self.close(code=4404)
@@ -174,9 +190,9 @@ class BoardConsumer(JsonConsumer):
         self.game_id = game_id
         await dispatch.forget_the_earlier_process()  # before telling the state of its analyses
         await self.channel_layer.group_add(notify.board_group(self.game_id), self.channel_name)
-        outcome = await database_sync_to_async(board.current)(self.game_id)
+        outcome = await in_pool(board.current)(self.game_id)
         await self.send_outcome(outcome, broadcast=outcome.changed)
-        saved = await database_sync_to_async(board.analysis_state)(self.game_id)
+        saved = await in_pool(board.analysis_state)(self.game_id)
         if saved is not None:
             await self.send_json(saved)
 
@@ -218,7 +234,7 @@ class BoardConsumer(JsonConsumer):
         variation's position asked by the owner is saved in the game first."""
         message = event["message"]
         if not self.read_only and message.get("type") == "analysis" and message.get("node"):
-            await database_sync_to_async(variations.keep_analysis)(self.game_id, message)
+            await in_pool(variations.keep_analysis)(self.game_id, message)
         await self.send_json(message)
 
     async def send_outcome(self, outcome: board.Outcome, broadcast: bool = True) -> None:
@@ -233,7 +249,7 @@ class BoardConsumer(JsonConsumer):
         if outcome.bot_expected_moves is None or self.read_only:
             return
         expected = outcome.bot_expected_moves
-        ask = database_sync_to_async(board.request_bot_move)
+        ask = in_pool(board.request_bot_move)
         try:
             ticket = await ask(self.game_id, expected, self.requester.address)
         except jobs.AddressCapReached as e:
@@ -245,7 +261,7 @@ class BoardConsumer(JsonConsumer):
     async def act(self, action: Any, *args: Any) -> None:
         """Run a state-changing action of :mod:`frontend.services.board` and send its outcome; if
         Redis is lost after the change, this socket still gets the new state, and says what failed."""
-        outcome = await database_sync_to_async(action)(self.game_id, *args)
+        outcome = await in_pool(action)(self.game_id, *args)
         try:
             await self.send_outcome(outcome)
         except outage.UNAVAILABLE:
@@ -256,7 +272,7 @@ class BoardConsumer(JsonConsumer):
         await self.send_json({"type": "pong"})
 
     async def on_state(self) -> None:
-        outcome = await database_sync_to_async(board.current)(self.game_id)
+        outcome = await in_pool(board.current)(self.game_id)
         await self.send_outcome(outcome, broadcast=outcome.changed)
 
     async def on_play(self, move: str) -> None:
@@ -287,7 +303,7 @@ class BoardConsumer(JsonConsumer):
         self, move_number: int, ladders: bool = True, backpred: bool = True, network: str = "",
         backpred_network: str = "", ownership: bool = False, depth: str = depths.NORMAL, node: str = "",
     ) -> None:
-        ask = database_sync_to_async(board.request_analysis)
+        ask = in_pool(board.request_analysis)
         query, ticket = await ask(
             self.game_id, self.requester.key, self.channel_name, move_number, self.requester.address,
             ladders=ladders,
@@ -299,38 +315,38 @@ class BoardConsumer(JsonConsumer):
             await dispatch.submit_job(ticket.job, task, query, self.channel_name, ticket.job)
 
     async def on_estimate(self, move_number: int | None = None) -> None:
-        ask = database_sync_to_async(board.request_estimate)
+        ask = in_pool(board.request_estimate)
         query, ticket = await ask(self.game_id, self.requester.key, move_number, self.requester.address)
         await dispatch.submit_job(ticket.job, tasks.estimate_position, query, self.channel_name, ticket.job)
 
     async def on_analyze_game(self, depth: str = depths.NORMAL) -> None:
-        start = database_sync_to_async(board.start_game_analysis)
+        start = in_pool(board.start_game_analysis)
         analysis_id, job = await start(self.game_id, self.requester.key, depth, self.requester.address)
-        started = await database_sync_to_async(board.started_message)(analysis_id)  # every viewer's too
+        started = await in_pool(board.started_message)(analysis_id)  # every viewer's too
         await self.channel_layer.group_send(
             notify.board_group(self.game_id), {"type": "board.message", "message": started}
         )
         await dispatch.submit_job(job, tasks.analyze_game, analysis_id, job, time.time())
 
     async def on_compare(self, a: str, b: str) -> None:
-        ask = database_sync_to_async(board.request_comparison)
+        ask = in_pool(board.request_comparison)
         names, ticket = await ask(self.requester.key, a, b, self.requester.address)
         await dispatch.submit_job(
             ticket.job, tasks.compare_networks, self.game_id, names, self.channel_name, ticket.job
         )
 
     async def on_cancel_analysis(self) -> None:
-        analysis_id = await database_sync_to_async(board.cancel_game_analysis)(self.game_id)
+        analysis_id = await in_pool(board.cancel_game_analysis)(self.game_id)
         await self.send_json({"type": "cancelling", "analysis": analysis_id})
 
     async def on_features(self, move_number: int, set: str, plane: str, node: str = "") -> None:
         await self.send_json(
-            await database_sync_to_async(board.feature_plane)(self.game_id, move_number, set, plane, node)
+            await in_pool(board.feature_plane)(self.game_id, move_number, set, plane, node)
         )
 
     async def explore(self, action: Any, *args: Any) -> None:
         """Run a change of the game tree (:mod:`frontend.services.variations`) and send the tree."""
-        message, self.private = await database_sync_to_async(action)(
+        message, self.private = await in_pool(action)(
             self.game_id, self.read_only, self.private, *args
         )
         await self.send_json(message)
@@ -378,7 +394,7 @@ class SharedBoardConsumer(BoardConsumer):
 
     async def still_open(self) -> bool:
         """Return whether the link still opens this game; if not, say so and close with 4404."""
-        if await database_sync_to_async(games.is_shared)(self.game_id, self.token):
+        if await in_pool(games.is_shared)(self.game_id, self.token):
             return True
         await self.share_withdrawn({})
         return False

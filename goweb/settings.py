@@ -75,6 +75,9 @@ service (SQLite, in-memory channel layer, Celery tasks run eagerly in-process):
   added (:mod:`frontend.services.client`); entries the client sent itself are never believed;
 - ``GOWEB_ANALYSIS_THREADS``: threads running tasks in-process for each queue when there is no
   broker (default 2);
+- ``GOWEB_BOARD_THREADS``: threads of each web process that run the board sockets' database and
+  board work, each socket's messages in turn (default 4): one socket's slow message no longer
+  holds up every other socket of the process, as on Channels' one shared thread;
 - ``GOWEB_TORCH_THREADS``: torch threads per analysing process (default 1: one core per worker);
 - ``GOWEB_REVIEW_VISITS``: search visits per position in game review and on the board's position
   analysis at the normal depth (default 200; ``fast`` is a quarter of it, ``deep`` four times it,
@@ -279,6 +282,7 @@ GOWEB_LOGIN_ADDRESS_FAILURES = env_int("GOWEB_LOGIN_ADDRESS_FAILURES", 20)
 GOWEB_LOGIN_LOCKOUT = env_int("GOWEB_LOGIN_LOCKOUT", 15 * 60)
 GOWEB_TRUSTED_PROXIES = env_int("GOWEB_TRUSTED_PROXIES", 1 if PRODUCTION else 0)
 GOWEB_ANALYSIS_THREADS = env_int("GOWEB_ANALYSIS_THREADS", 2)
+GOWEB_BOARD_THREADS = env_int("GOWEB_BOARD_THREADS", 4)
 GOWEB_WORKER_NICE = env_int("GOWEB_WORKER_NICE", 0)
 GOWEB_WORKER_HEARTBEAT_FILE = env_str("GOWEB_WORKER_HEARTBEAT_FILE")
 GOWEB_WORKER_HEARTBEAT_INTERVAL = env_float("GOWEB_WORKER_HEARTBEAT_INTERVAL", 10.0)

@@ -5,6 +5,7 @@ and the board messages that read a game's record share one parse of it (frontend
 from __future__ import annotations
 
 import asyncio
+import time
 
 import pytest
 from channels.testing import WebsocketCommunicator
@@ -139,6 +140,34 @@ def test_a_fault_of_the_servers_in_a_board_message_is_said_and_the_socket_stays_
         await ws.send_json_to({"type": "ping"})
         assert await ws.receive_json_from() == {"type": "pong"}
         await ws.disconnect()
+
+    asyncio.run(scenario())
+
+
+def test_one_sockets_slow_message_holds_up_no_other_socket(monkeypatch) -> None:
+    owners = [new_session() for _ in range(2)]
+    slow_game, other_game = (make_game(key) for key in owners)
+    shown = variations.show
+
+    def slow_show(*args):
+        time.sleep(3)  # a large game's tree, say
+        return shown(*args)
+
+    monkeypatch.setattr(variations, "show", slow_show)
+
+    async def scenario() -> None:
+        slow, other = await connect(slow_game.pk, owners[0]), await connect(other_game.pk, owners[1])
+        for ws in (slow, other):
+            await receive_until(ws, lambda m: m["type"] == "state")
+        await slow.send_json_to({"type": "tree"})
+        await asyncio.sleep(0.2)  # its work has begun
+        started = time.perf_counter()
+        await other.send_json_to({"type": "state"})
+        await receive_until(other, lambda m: m["type"] == "state")
+        assert time.perf_counter() - started < 1.5  # 2.8 s and more on Channels' one shared thread
+        assert (await receive_until(slow, lambda m: m["type"] == "tree", timeout=10))["nodes"]
+        for ws in (slow, other):
+            await ws.disconnect()
 
     asyncio.run(scenario())
 
