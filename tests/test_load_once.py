@@ -9,6 +9,7 @@ import pytest
 
 from analysis.bot.player import Decision
 from analysis.go.coords import from_gtp
+from analysis.go.position import Position
 from analysis.review import analyze
 from analysis.sgf import read_sgf, replay
 from frontend import tasks
@@ -56,20 +57,24 @@ def test_the_bots_reply_reuses_its_loaded_game_under_the_lock(counted: Counter) 
 def test_a_reply_chosen_before_an_undo_and_another_move_is_not_played(monkeypatch) -> None:
     """The human undoes and plays elsewhere while the bot thinks: the number of moves is the same,
     but the reply was chosen for another position (it would land on the new stone, or play on
-    where nobody asked)."""
+    where nobody asked).  With no request waiting, the task thinks again on the game as it is."""
     game = make_game("owner")
     board.human_move(game.pk, "E5")
+    asked: list[str] = []
 
     class Meanwhile:
-        def choose(self, position: object, seconds: float | None = None) -> Decision:
-            board.undo(game.pk)
-            board.human_move(game.pk, "C3")
-            return Decision(from_gtp("C3", 9))  # a fine reply to E5, but C3 is taken now
+        def choose(self, position: Position, seconds: float | None = None) -> Decision:
+            asked.append(games.board_string(position))
+            if len(asked) == 1:
+                board.undo(game.pk)
+                board.human_move(game.pk, "C3")
+                return Decision(from_gtp("C3", 9))  # a fine reply to E5, but C3 is taken now
+            return Decision(from_gtp("G7", 9))
 
     monkeypatch.setattr(engine, "bot", lambda game_id, level, size: (Meanwhile(), threading.Lock()))
-    assert tasks.bot_move.apply(args=(game.pk, 1)).get() == {
-        "skipped": "the game changed while the bot was thinking"}
-    assert board.current(game.pk).state["moves"] == [["B", "C3"]]
+    assert tasks.bot_move.apply(args=(game.pk, 1)).get() == {"move": "G7"}
+    assert board.current(game.pk).state["moves"] == [["B", "C3"], ["W", "G7"]]
+    assert [glyphs.count("X") for glyphs in asked] == [1, 1] and asked[0] != asked[1]  # E5, then C3
 
 
 def test_a_review_replays_once_then_plays_forward(monkeypatch: pytest.MonkeyPatch) -> None:
