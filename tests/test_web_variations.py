@@ -10,7 +10,7 @@ from channels.testing import WebsocketCommunicator
 
 from analysis.sgf import read_sgf
 from analysis.sgf.tree import find, move_children
-from frontend.models import Game
+from frontend.models import Analysis, Game
 from frontend.services import dispatch, variations
 from goweb.asgi import application
 from tests.web_helpers import (
@@ -227,3 +227,12 @@ def test_a_line_the_board_leaves_out_is_not_made_the_main_line(record: str, node
         variations.promote_branch(game.pk, False, None, node)
     game.refresh_from_db()
     assert game.sgf == record
+
+
+def test_making_a_variation_the_main_line_stops_the_whole_game_analysis_of_the_old_one() -> None:
+    game = review_game(new_session())
+    other = review_game(new_session())
+    running = [Analysis.objects.create(game=g, status=Analysis.Status.RUNNING, total=4, visits=8)
+               for g in (game, other)]
+    variations.promote_branch(game.pk, False, None, "BE5 WG3")
+    assert [Analysis.objects.get(pk=a.pk).cancel_requested for a in running] == [True, False]

@@ -241,10 +241,13 @@ def abandon_before(moment: datetime) -> int:
     return left.update(status=Status.CANCELLED)
 
 
-def stop_all() -> int:
-    """Ask every running analysis to stop after its current position (it saves what it did and ends
-    cancelled); return how many were asked."""
-    return Analysis.objects.filter(status__in=[Status.PENDING, Status.RUNNING]).update(cancel_requested=True)
+def stop_all(game_id: int | None = None) -> int:
+    """Ask every running analysis (of the game ``game_id``, given one) to stop after its current
+    position (it saves what it did and ends cancelled); return how many were asked."""
+    active = Analysis.objects.filter(status__in=[Status.PENDING, Status.RUNNING])
+    if game_id is not None:
+        active = active.filter(game_id=game_id)
+    return active.update(cancel_requested=True)
 
 
 def fail(analysis_id: int, exc: Exception) -> None:

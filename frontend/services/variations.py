@@ -37,7 +37,7 @@ from analysis.sgf.tree import (
 )
 from analysis.sgf.tree import promote as promote_line
 from frontend.models import Game
-from frontend.services import games
+from frontend.services import game_analysis, games
 from frontend.services.recent import Recent
 
 MAX_LINE = 1000  # moves in a node's name
@@ -223,7 +223,8 @@ def promote_branch(
 ) -> tuple[dict, GameRecord | None]:
     """Make the line to node ``name`` the main line of an uploaded game (the owner's: a shared
     review may not ask, :data:`frontend.services.protocol.READ_ONLY`); the message says
-    ``main_line_changed`` (its analysis is of another game now: the page reloads).
+    ``main_line_changed`` (its analysis is of another game now: the page reloads, and a whole-game
+    analysis running is asked to stop).
 
     Raises VariationError for a game played on the site, whose moves are its history, or for a
     line with an illegal move (a record's own variation may hold one: the board leaves it out).
@@ -237,6 +238,8 @@ def promote_branch(
         except SgfError as e:
             raise VariationError(f"this line cannot be the game's: {e}") from None
         promote_line(node)
+        if edit.saved:  # the game's analysis is of the old main line: stop it at once
+            game_analysis.stop_all(edit.game.pk)
         return _done(edit, node, main_line_changed=True)
 
 
