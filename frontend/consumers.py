@@ -37,6 +37,9 @@ from frontend.services.requester import Requester
 from frontend.services.requester import from_scope as requester_of
 
 log = logging.getLogger(__name__)
+BUG = "the server could not handle this message (a fault of ours, logged): the board is as it was"
+
+
 @functools.cache
 def board_pool() -> ThreadPoolExecutor:
     """Return the process's pool of ``GOWEB_BOARD_THREADS`` threads for the board sockets' work."""
@@ -49,7 +52,6 @@ def in_pool(func: Callable[..., Any]) -> Callable[..., Any]:
     the process would share: a socket awaits each of its messages' work in turn, and one socket's
     slow message (a large game's tree) holds up no other."""
     return database_sync_to_async(func, thread_sensitive=False, executor=board_pool())
-BUG = "the server could not handle this message (a fault of ours, logged): the board is as it was"
 
 
 class JsonConsumer(AsyncJsonWebsocketConsumer):
