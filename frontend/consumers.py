@@ -46,20 +46,27 @@ def board_pool() -> ThreadPoolExecutor:
     return ThreadPoolExecutor(max_workers=settings.GOWEB_BOARD_THREADS, thread_name_prefix="board")
 
 
-def in_pool(func: Callable[..., Any]) -> Callable[..., Any]:
-    """Return ``func`` to await, run as Channels' ``database_sync_to_async`` runs it (its database
-    connection closed when old) but on :func:`board_pool`, not on the one thread every socket of
-    the process would share: a socket awaits each of its messages' work in turn, and one socket's
-    slow message (a large game's tree) holds up no other."""
-    return database_sync_to_async(func, thread_sensitive=False, executor=board_pool())
-
-
 class JsonConsumer(AsyncJsonWebsocketConsumer):
     """Decodes text frames as JSON and answers bad input with an error message instead of closing;
     its client address's budget (:mod:`frontend.services.socket_budget`) bounds the sockets open and
     the messages read."""
 
     address: str | None = None  # the client address this socket is counted against while open
+    work_seconds = 0.0  # the pool's thread time on the message being read, charged to its address
+
+    def in_pool(self, func: Callable[..., Any]) -> Callable[..., Any]:
+        """Return ``func`` to await, run as Channels' ``database_sync_to_async`` runs it (its
+        database connection closed when old) but on :func:`board_pool`, not on the one thread every
+        socket of the process would share, so that one socket's slow message (a large game's tree)
+        holds up no other; its thread time counts in :attr:`work_seconds`."""
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            started = time.thread_time()
+            try:
+                return func(*args, **kwargs)
+            finally:
+                self.work_seconds += time.thread_time() - started
+
+        return database_sync_to_async(timed, thread_sensitive=False, executor=board_pool())
 
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
         """Run the consumer; however it ends (a disconnect, or a fault that ends it without one),
@@ -115,7 +122,13 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
         except (ValueError, RecursionError):
             await self.send_error("message is not valid JSON")
             return
-        await self.receive_json(content, **kwargs)
+        self.work_seconds = 0.0  # the message's own work from here (not the connection's)
+        try:
+            await self.receive_json(content, **kwargs)
+        finally:  # the work it cost comes out of the address's budget
+            if self.address is not None and self.work_seconds:
+                socket_budget.spend_work(self.address, self.work_seconds)
+            self.work_seconds = 0.0
 
     async def send_error(self, message: str) -> None:
         """Send an error message to the client without closing the connection."""
@@ -171,7 +184,7 @@ class BoardConsumer(JsonConsumer):
         await self.accept()
         self.requester = requester_of(self.scope)
         try:
-            game = await in_pool(self.find_game)()
+            game = await self.in_pool(self.find_game)()
         except Game.DoesNotExist:
             await self.send_error(self.missing())
             await self.close(code=4404)
@@ -192,9 +205,9 @@ class BoardConsumer(JsonConsumer):
         self.game_id = game_id
         await dispatch.forget_the_earlier_process()  # before telling the state of its analyses
         await self.channel_layer.group_add(notify.board_group(self.game_id), self.channel_name)
-        outcome = await in_pool(board.current)(self.game_id)
+        outcome = await self.in_pool(board.current)(self.game_id)
         await self.send_outcome(outcome, broadcast=outcome.changed)
-        saved = await in_pool(board.analysis_state)(self.game_id)
+        saved = await self.in_pool(board.analysis_state)(self.game_id)
         if saved is not None:
             await self.send_json(saved)
 
@@ -236,7 +249,7 @@ class BoardConsumer(JsonConsumer):
         variation's position asked by the owner is saved in the game first."""
         message = event["message"]
         if not self.read_only and message.get("type") == "analysis" and message.get("node"):
-            await in_pool(variations.keep_analysis)(self.game_id, message)
+            await self.in_pool(variations.keep_analysis)(self.game_id, message)
         await self.send_json(message)
 
     async def send_outcome(self, outcome: board.Outcome, broadcast: bool = True) -> None:
@@ -251,7 +264,7 @@ class BoardConsumer(JsonConsumer):
         if outcome.bot_expected_moves is None or self.read_only:
             return
         expected = outcome.bot_expected_moves
-        ask = in_pool(board.request_bot_move)
+        ask = self.in_pool(board.request_bot_move)
         try:
             ticket = await ask(self.game_id, expected, self.requester.address)
         except jobs.AddressCapReached as e:
@@ -263,7 +276,7 @@ class BoardConsumer(JsonConsumer):
     async def act(self, action: Any, *args: Any) -> None:
         """Run a state-changing action of :mod:`frontend.services.board` and send its outcome; if
         Redis is lost after the change, this socket still gets the new state, and says what failed."""
-        outcome = await in_pool(action)(self.game_id, *args)
+        outcome = await self.in_pool(action)(self.game_id, *args)
         try:
             await self.send_outcome(outcome)
         except outage.UNAVAILABLE:
@@ -274,7 +287,7 @@ class BoardConsumer(JsonConsumer):
         await self.send_json({"type": "pong"})
 
     async def on_state(self) -> None:
-        outcome = await in_pool(board.current)(self.game_id)
+        outcome = await self.in_pool(board.current)(self.game_id)
         await self.send_outcome(outcome, broadcast=outcome.changed)
 
     async def on_play(self, move: str) -> None:
@@ -305,7 +318,7 @@ class BoardConsumer(JsonConsumer):
         self, move_number: int, ladders: bool = True, backpred: bool = True, network: str = "",
         backpred_network: str = "", ownership: bool = False, depth: str = depths.NORMAL, node: str = "",
     ) -> None:
-        ask = in_pool(board.request_analysis)
+        ask = self.in_pool(board.request_analysis)
         query, ticket = await ask(
             self.game_id, self.requester.key, self.channel_name, move_number, self.requester.address,
             ladders=ladders,
@@ -317,38 +330,38 @@ class BoardConsumer(JsonConsumer):
             await dispatch.submit_job(ticket.job, task, query, self.channel_name, ticket.job)
 
     async def on_estimate(self, move_number: int | None = None) -> None:
-        ask = in_pool(board.request_estimate)
+        ask = self.in_pool(board.request_estimate)
         query, ticket = await ask(self.game_id, self.requester.key, move_number, self.requester.address)
         await dispatch.submit_job(ticket.job, tasks.estimate_position, query, self.channel_name, ticket.job)
 
     async def on_analyze_game(self, depth: str = depths.NORMAL) -> None:
-        start = in_pool(board.start_game_analysis)
+        start = self.in_pool(board.start_game_analysis)
         analysis_id, job = await start(self.game_id, self.requester.key, depth, self.requester.address)
-        started = await in_pool(board.started_message)(analysis_id)  # every viewer's too
+        started = await self.in_pool(board.started_message)(analysis_id)  # every viewer's too
         await self.channel_layer.group_send(
             notify.board_group(self.game_id), {"type": "board.message", "message": started}
         )
         await dispatch.submit_job(job, tasks.analyze_game, analysis_id, job, time.time())
 
     async def on_compare(self, a: str, b: str) -> None:
-        ask = in_pool(board.request_comparison)
+        ask = self.in_pool(board.request_comparison)
         names, ticket = await ask(self.requester.key, a, b, self.requester.address)
         await dispatch.submit_job(
             ticket.job, tasks.compare_networks, self.game_id, names, self.channel_name, ticket.job
         )
 
     async def on_cancel_analysis(self) -> None:
-        analysis_id = await in_pool(board.cancel_game_analysis)(self.game_id)
+        analysis_id = await self.in_pool(board.cancel_game_analysis)(self.game_id)
         await self.send_json({"type": "cancelling", "analysis": analysis_id})
 
     async def on_features(self, move_number: int, set: str, plane: str, node: str = "") -> None:
         await self.send_json(
-            await in_pool(board.feature_plane)(self.game_id, move_number, set, plane, node)
+            await self.in_pool(board.feature_plane)(self.game_id, move_number, set, plane, node)
         )
 
     async def explore(self, action: Any, *args: Any) -> None:
         """Run a change of the game tree (:mod:`frontend.services.variations`) and send the tree."""
-        message, self.private = await in_pool(action)(
+        message, self.private = await self.in_pool(action)(
             self.game_id, self.read_only, self.private, *args
         )
         await self.send_json(message)
@@ -396,7 +409,7 @@ class SharedBoardConsumer(BoardConsumer):
 
     async def still_open(self) -> bool:
         """Return whether the link still opens this game; if not, say so and close with 4404."""
-        if await in_pool(games.is_shared)(self.game_id, self.token):
+        if await self.in_pool(games.is_shared)(self.game_id, self.token):
             return True
         await self.share_withdrawn({})
         return False

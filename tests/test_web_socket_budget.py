@@ -172,6 +172,36 @@ def test_one_sockets_slow_message_holds_up_no_other_socket(monkeypatch) -> None:
     asyncio.run(scenario())
 
 
+def test_the_servers_work_on_an_addresss_messages_comes_out_of_its_budget(settings, monkeypatch) -> None:
+    settings.GOWEB_WS_MESSAGE_RATE, settings.GOWEB_WS_MESSAGE_BURST = 10, 3
+    key = new_session()
+    game = make_game(key)
+    shown = variations.show
+
+    def costly_show(*args):
+        started = time.thread_time()
+        while time.thread_time() - started < 0.5:  # half a second of a thread: five messages' worth
+            pass
+        return shown(*args)
+
+    monkeypatch.setattr(variations, "show", costly_show)
+
+    async def scenario() -> None:
+        ws = await connect(game.pk, key)
+        await receive_until(ws, lambda m: m["type"] == "state")
+        await ws.send_json_to({"type": "tree"})
+        await receive_until(ws, lambda m: m["type"] == "tree")
+        await ws.send_json_to({"type": "ping"})  # the bucket is about 3 below zero now
+        refused = await ws.receive_json_from()
+        assert refused["type"] == "error" and refused["message"].startswith(TOO_MANY_MESSAGES)
+        await asyncio.sleep(0.5)
+        await ws.send_json_to({"type": "ping"})
+        assert await ws.receive_json_from() == {"type": "pong"}
+        await ws.disconnect()
+
+    asyncio.run(scenario())
+
+
 def test_a_move_sent_past_the_budget_is_not_played_and_the_board_says_why(settings) -> None:
     settings.GOWEB_WS_MESSAGE_RATE, settings.GOWEB_WS_MESSAGE_BURST = 0.5, 2
     key = new_session()

@@ -1,11 +1,12 @@
 """What one client address may spend on websockets, counted in this server process: how many it
 holds open at once (``GOWEB_WS_PER_ADDRESS``), and how many messages its sockets send together, a
-token bucket of ``GOWEB_WS_MESSAGE_BURST`` messages refilled at ``GOWEB_WS_MESSAGE_RATE`` a second.
+token bucket of ``GOWEB_WS_MESSAGE_BURST`` messages refilled at ``GOWEB_WS_MESSAGE_RATE`` a second,
+from which the server's work on them is taken too: a second of a thread's time costs as many
+tokens as a second refills (:func:`spend_work`), so that an address keeps the board threads busy
+for about a second a second at most, however costly each of its messages (a large game's tree).
 
-Each board message runs on the one thread that Channels gives every socket's database work, so a
-client sending as fast as it can would slow every other board down; past its budget, its messages
-are answered with an error and not read.  An address's count is forgotten when its last socket
-closes, so what is kept grows with the sockets open, no more.
+Past its budget, its messages are answered with an error and not read.  An address's count is
+forgotten when its last socket closes, so what is kept grows with the sockets open, no more.
 """
 
 from __future__ import annotations
@@ -85,3 +86,19 @@ def spend_message(address: str) -> float:
             return 0.0
         return (1.0 - held.tokens) / rate
 
+
+
+def spend_work(address: str, seconds: float) -> None:
+    """Take ``seconds`` of the server's work on ``address``'s messages from its bucket, as many
+    tokens as refill in that time: the bucket may go below zero, and its next messages wait until
+    it refills.  ``GOWEB_WS_MESSAGE_RATE`` 0: no limit."""
+    rate, burst = settings.GOWEB_WS_MESSAGE_RATE, settings.GOWEB_WS_MESSAGE_BURST
+    if rate <= 0 or seconds <= 0:
+        return
+    now = time.monotonic()
+    with _lock:
+        held = _addresses.get(address)
+        if held is None:
+            return
+        held.tokens = min(float(burst), held.tokens + (now - held.at) * rate) - seconds * rate
+        held.at = now
