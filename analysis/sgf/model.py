@@ -88,6 +88,22 @@ class Setup(NamedTuple):
     empty: tuple[int, ...] = ()
 
 
+def _rectangle(value: str, size: int) -> tuple[range, range]:
+    """Return the rows and columns that one point list entry (``"cc"`` or ``"aa:cc"``) covers.
+
+    Raises CoordinateError for a malformed or off-board entry, and for the pass point (``""`` or
+    ``"tt"``).
+    """
+    corners = value.split(":")
+    if len(corners) > 2:
+        raise CoordinateError(f"malformed point list entry {value!r}")
+    flat = [from_sgf(corner, size) for corner in corners]
+    if any(is_pass(p, size) for p in flat):
+        raise CoordinateError(f"{value!r} is not a point of the {size}x{size} board")
+    (r1, c1), (r2, c2) = divmod(flat[0], size), divmod(flat[-1], size)
+    return range(min(r1, r2), max(r1, r2) + 1), range(min(c1, c2), max(c1, c2) + 1)
+
+
 def expand_points(values: Iterable[str], size: int) -> tuple[int, ...]:
     """Return the flat indices of a list of SGF points, expanding rectangles such as ``"aa:cc"``.
 
@@ -96,15 +112,9 @@ def expand_points(values: Iterable[str], size: int) -> tuple[int, ...]:
     """
     points: dict[int, None] = {}
     for value in dict.fromkeys(values):  # a point list repeated 70,000 times is expanded once
-        corners = value.split(":")
-        if len(corners) > 2:
-            raise CoordinateError(f"malformed point list entry {value!r}")
-        flat = [from_sgf(corner, size) for corner in corners]
-        if any(is_pass(p, size) for p in flat):
-            raise CoordinateError(f"{value!r} is not a point of the {size}x{size} board")
-        (r1, c1), (r2, c2) = divmod(flat[0], size), divmod(flat[-1], size)
-        for row in range(min(r1, r2), max(r1, r2) + 1):
-            for col in range(min(c1, c2), max(c1, c2) + 1):
+        rows, cols = _rectangle(value, size)
+        for row in rows:
+            for col in cols:
                 points[row * size + col] = None
     return tuple(points)
 
@@ -115,16 +125,12 @@ def spanned_points(values: Iterable[str], size: int) -> int:
     as one (:func:`expand_points` says what is wrong with it)."""
     total = 0
     for value in dict.fromkeys(values):
-        corners = value.split(":")
         try:
-            flat = [from_sgf(corner, size) for corner in corners]
+            rows, cols = _rectangle(value, size)
         except CoordinateError:
-            flat = []
-        if len(corners) != 2 or len(flat) != 2 or any(is_pass(p, size) for p in flat):
             total += 1
             continue
-        (r1, c1), (r2, c2) = divmod(flat[0], size), divmod(flat[1], size)
-        total += (abs(r1 - r2) + 1) * (abs(c1 - c2) + 1)
+        total += len(rows) * len(cols)
     return total
 
 

@@ -72,6 +72,11 @@ def line_of(record: GameRecord, node: SgfNode) -> list[Move]:
     return [move for n in node.path() if (move := n.move(record.size)) is not None]
 
 
+def _child(record: GameRecord, node: SgfNode, move: Move) -> SgfNode | None:
+    """Return the move node after ``node`` that plays ``move``, or None."""
+    return next((c for c in move_children(node) if c.move(record.size) == tuple(move)), None)
+
+
 def find(record: GameRecord, line: Sequence[Move]) -> SgfNode:
     """Return the node reached by playing ``line`` from the tree's root (the anchor for no moves).
 
@@ -80,7 +85,7 @@ def find(record: GameRecord, line: Sequence[Move]) -> SgfNode:
     """
     node = anchor(record)
     for number, move in enumerate(line, 1):
-        child = next((c for c in move_children(node) if c.move(record.size) == tuple(move)), None)
+        child = _child(record, node, move)
         if child is None:
             raise TreeError(f"the tree has no move {number} {_describe(move, record.size)} on this line")
         if _later_setup(child, node):
@@ -110,7 +115,7 @@ def follow(record: GameRecord, node: SgfNode, moves: Sequence[Move]) -> tuple[Sg
     """Return the node reached by following ``moves`` from ``node`` as far as the tree holds them,
     and how many of them it holds there (``node`` and 0 when it holds not even the first)."""
     for held, move in enumerate(moves):
-        known = next((c for c in move_children(node) if c.move(record.size) == tuple(move)), None)
+        known = _child(record, node, move)
         if known is None:
             return node, held
         node = known
