@@ -54,7 +54,7 @@ def signup(request: HttpRequest) -> HttpResponse:
     form = SignupForm(request.POST if request.method == "POST" else None)
     if request.method == "POST" and not ratelimit.allow("password", client.of_request(request)):
         form.is_valid()  # the fields as entered, with their own errors if any
-        form.add_error(None, ratelimit.refusal("password", "logins and sign-ups"))
+        form.add_error(None, ratelimit.refusal("password"))
         return render(request, "accounts/signup.html", {"form": form}, status=429)
     if request.method == "POST" and form.is_valid():
         anonymous = request.session.session_key

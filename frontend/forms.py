@@ -268,7 +268,7 @@ class ThrottledLogin:
         if login_throttle.blocked(username, address):
             raise forms.ValidationError(login_throttle.message(), code=THROTTLED)
         if not ratelimit.allow("password", address):
-            raise forms.ValidationError(ratelimit.refusal("password", "logins and sign-ups"), code=THROTTLED)
+            raise forms.ValidationError(ratelimit.refusal("password"), code=THROTTLED)
         try:
             cleaned = super().clean()
         except forms.ValidationError:

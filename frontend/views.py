@@ -94,7 +94,7 @@ def new_game(request: HttpRequest) -> HttpResponse:
     form = NewGameForm(request.POST if request.method == "POST" else None)
     if request.method == "POST" and not ratelimit.allow("new_game", client.of_request(request)):
         form.is_valid()  # the fields as entered, with their own errors if any
-        form.add_error(None, ratelimit.refusal("new_game", "new games"))
+        form.add_error(None, ratelimit.refusal("new_game"))
         return render(request, "frontend/new_game.html", {"form": form}, status=429)
     if request.method == "POST" and form.is_valid():
         game = games.new_game(session_key(request), user_id=user_id(request), **form.cleaned_data)
@@ -247,7 +247,7 @@ def upload(request: HttpRequest) -> HttpResponse:
     """
     address = requester.from_request(request).address or "unknown"
     if request.method == "POST" and not ratelimit.allow("upload", address):
-        return upload_page(request, ReviewForm(), ratelimit.refusal("upload", "uploads"), status=429)
+        return upload_page(request, ReviewForm(), ratelimit.refusal("upload"), status=429)
     form = ReviewForm(*((request.POST, request.FILES) if request.method == "POST" else ()))
     if request.method == "POST" and form.is_valid():
         record = form.record

@@ -16,6 +16,8 @@ SCOPES = {
     "session": ("GOWEB_SESSION_RATE_LIMIT", "GOWEB_SESSION_RATE_WINDOW"),
     "password": ("GOWEB_PASSWORD_RATE_LIMIT", "GOWEB_PASSWORD_RATE_WINDOW"),
 }
+# What a refusal calls the requests of the scopes that are refused with a sentence (refusal()).
+REQUESTS = {"upload": "uploads", "new_game": "new games", "password": "logins and sign-ups"}
 
 
 def allow(scope: str, client: str) -> bool:
@@ -44,7 +46,7 @@ def increment(key: str, timeout: int) -> int:
         return 1
 
 
-def refusal(scope: str, what: str) -> str:
-    """Return the sentence that refuses a request over ``scope``'s limit, ``what`` naming the requests."""
+def refusal(scope: str) -> str:
+    """Return the sentence that refuses a request over ``scope``'s limit (a key of ``REQUESTS``)."""
     limit, window = (getattr(settings, name) for name in SCOPES[scope])
-    return f"too many {what}: at most {limit} every {window} seconds from one address; try later"
+    return f"too many {REQUESTS[scope]}: at most {limit} every {window} seconds from one address; try later"

@@ -74,13 +74,11 @@ def spend_message(address: str) -> float:
     rate, burst = settings.GOWEB_WS_MESSAGE_RATE, settings.GOWEB_WS_MESSAGE_BURST
     if rate <= 0:
         return 0.0
-    now = time.monotonic()
     with _lock:
         held = _addresses.get(address)
         if held is None:  # no socket of the address is counted open: none to charge
             return 0.0
-        held.tokens = min(float(burst), held.tokens + (now - held.at) * rate)
-        held.at = now
+        _refill(held, rate, burst)
         if held.tokens >= 1.0:
             held.tokens -= 1.0
             return 0.0
@@ -95,10 +93,16 @@ def spend_work(address: str, seconds: float) -> None:
     rate, burst = settings.GOWEB_WS_MESSAGE_RATE, settings.GOWEB_WS_MESSAGE_BURST
     if rate <= 0 or seconds <= 0:
         return
-    now = time.monotonic()
     with _lock:
         held = _addresses.get(address)
         if held is None:
             return
-        held.tokens = min(float(burst), held.tokens + (now - held.at) * rate) - seconds * rate
-        held.at = now
+        _refill(held, rate, burst)
+        held.tokens -= seconds * rate
+
+
+def _refill(held: _Address, rate: float, burst: float) -> None:
+    """Add to ``held``'s tokens what ``rate`` refilled since they were counted, up to ``burst``."""
+    now = time.monotonic()
+    held.tokens = min(float(burst), held.tokens + (now - held.at) * rate)
+    held.at = now
