@@ -51,9 +51,10 @@ margin is a territory count.
 from __future__ import annotations
 
 import argparse
+import functools
 import math
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -242,6 +243,17 @@ def komi_response(network: Network, limit: int) -> dict | None:
             "empty_board_black_lead": round(float(empty.score_mean[0]), 2)}
 
 
+def _counter(positions: list[Position]) -> Callable[[int], float]:
+    """Return Black's margin by the board counted as it stands after k moves of ``positions``
+    (territory, dead stones from playouts), each position counted once: the late and the signed
+    positions overlap."""
+    @functools.cache
+    def counted(k: int) -> float:
+        return score(positions[k], "korean").margin
+
+    return counted
+
+
 def count(limit: int) -> dict:
     """Return the figures of the board counted as it stands (territory, dead stones from playouts)
     on the first ``limit`` games: ``sign_by_moves_left``, how often it gives the recorded winner
@@ -250,15 +262,16 @@ def count(limit: int) -> dict:
     by_left: dict[str, list[bool]] = {name: [] for _, name in LEFT_BUCKETS}
     late_game: dict[str, list] = {"sign": [], "loser_ahead": [], "score_error": []}
     for positions, margin, winner in games(limit):
+        counted = _counter(positions)
         if winner:
-            black_count = np.array([score(p, "korean").margin for p in positions[-LATE:]])
+            late = range(max(0, len(positions) - LATE), len(positions))
+            black_count = np.array([counted(k) for k in late])
             for name, values in _late_game(black_count, margin, winner).items():
                 late_game[name].extend(values)
         if margin is None:
             continue
         for k in _signed_moves(len(positions)):
-            counted = score(positions[k], "korean").margin
-            by_left[_left_bucket(len(positions) - k)].append(bool(np.sign(counted) == np.sign(margin)))
+            by_left[_left_bucket(len(positions) - k)].append(bool(np.sign(counted(k)) == np.sign(margin)))
     return {"sign_by_moves_left": _shares(by_left), "late_game": _late_figures(late_game)}
 
 
