@@ -147,14 +147,15 @@ def _bot_move(game_id: int, expected_moves: int) -> dict:
 
 
 def _move_owed(game_id: int) -> int | None:
-    """Return the number of moves of game ``game_id`` when it is the bot's turn and no waiting bot
-    job will reply, else None (a deleted game too)."""
-    game = Game.objects.filter(pk=game_id).first()
-    waiting = Job.objects.filter(game_id=game_id, kind=Job.Kind.BOT, state=Job.State.PENDING)
-    if game is None or waiting.exists():
+    """Return the number of moves of game ``game_id`` when the bot owes a move
+    (:func:`frontend.services.board.current`, which a reload asks too) and no waiting bot job will
+    make it, else None (a deleted game too)."""
+    if Job.objects.filter(game_id=game_id, kind=Job.Kind.BOT, state=Job.State.PENDING).exists():
         return None
-    loaded = games.load(game, editable=False)
-    return len(loaded.position.moves) if loaded.is_bot_turn else None
+    try:
+        return board.current(game_id).bot_expected_moves
+    except Game.DoesNotExist:
+        return None
 
 
 def _reply(game_id: int, expected_moves: int) -> dict:
