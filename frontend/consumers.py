@@ -77,20 +77,40 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
             self.release_address()
 
     async def websocket_connect(self, message: dict) -> None:
-        """Connect, or refuse a socket past its address's budget: accept it, say why and close it
-        with 4429 (the page does not try again)."""
+        """Connect, or refuse a socket past its address's budget: accept it, say why and close it,
+        with 4429 (too many open: the page does not try again) or 1013 (its messages spent: the page
+        tries again later).  Opening costs a message, and the work of opening comes out of the
+        address's budget as a message's does."""
         address = client.of_scope(self.scope)
         if not socket_budget.open_socket(address):
-            await self.accept()
-            await self.send_error(socket_budget.too_many_sockets())
-            await self.close(code=socket_budget.SOCKETS_CLOSE_CODE)
+            await self.refuse(socket_budget.too_many_sockets(), socket_budget.SOCKETS_CLOSE_CODE)
             return
         self.address = address
+        if wait := socket_budget.spend_message(address):
+            self.release_address()
+            await self.refuse(socket_budget.too_many_openings(wait), socket_budget.TRY_LATER_CLOSE_CODE)
+            return
+        self.work_seconds = 0.0
         try:
             await super().websocket_connect(message)
         except BaseException:
             self.release_address()
             raise
+        finally:
+            self.charge_work()
+
+    async def refuse(self, message: str, code: int) -> None:
+        """Accept the socket, send the error ``message`` and close it with ``code``."""
+        await self.accept()
+        await self.send_error(message)
+        await self.close(code=code)
+
+    def charge_work(self) -> None:
+        """Take the pool's thread time counted since :attr:`work_seconds` was last zeroed out of the
+        address's budget, and zero it."""
+        if self.address is not None and self.work_seconds:
+            socket_budget.spend_work(self.address, self.work_seconds)
+        self.work_seconds = 0.0
 
     async def websocket_disconnect(self, message: dict) -> None:
         """Stop counting this socket against its address, then disconnect."""
@@ -122,13 +142,11 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
         except (ValueError, RecursionError):
             await self.send_error("message is not valid JSON")
             return
-        self.work_seconds = 0.0  # the message's own work from here (not the connection's)
+        self.work_seconds = 0.0  # the message's own work from here
         try:
             await self.receive_json(content, **kwargs)
         finally:  # the work it cost comes out of the address's budget
-            if self.address is not None and self.work_seconds:
-                socket_budget.spend_work(self.address, self.work_seconds)
-            self.work_seconds = 0.0
+            self.charge_work()
 
     async def send_error(self, message: str) -> None:
         """Send an error message to the client without closing the connection."""

@@ -63,9 +63,9 @@ service (SQLite, in-memory channel layer, Celery tasks run eagerly in-process):
   (seconds) on ``/api/analyze`` (default 60 per 60 s; 0 turns the limit off);
 - ``GOWEB_WS_PER_ADDRESS``: websockets one client address may hold open at once (default 16), and
   ``GOWEB_WS_MESSAGE_RATE`` and ``GOWEB_WS_MESSAGE_BURST``: the messages its sockets may send
-  together, a second (default 10) and in a burst (default 40); past them a socket is refused and a
-  message answered with an error, unread (:mod:`frontend.services.socket_budget`, counted in each
-  server process; 0 turns a limit off);
+  together, a second (default 10) and in a burst (default 40), opening a socket counting as one;
+  past them a socket is refused and a message answered with an error, unread
+  (:mod:`frontend.services.socket_budget`, counted in each server process; 0 turns a limit off);
 - ``GOWEB_LOGIN_ACCOUNT_FAILURES`` and ``GOWEB_LOGIN_ADDRESS_FAILURES``: failed logins to one
   account (default 5) or from one client address (default 20) after which no password is checked
   there for ``GOWEB_LOGIN_LOCKOUT`` seconds from the first of them (default 900), counted in the cache;

@@ -13,7 +13,7 @@ from channels.testing import WebsocketCommunicator
 from analysis.sgf import read_sgf, write_sgf
 from frontend.consumers import BUG, PingConsumer
 from frontend.models import Game
-from frontend.services import games, parsed, variations
+from frontend.services import board, games, parsed, socket_budget, variations
 from goweb.asgi import application
 from tests.web_helpers import (
     ORIGIN,
@@ -72,11 +72,11 @@ def test_a_socket_past_its_addresss_limit_is_refused_with_4429_and_a_socket_clos
 def test_messages_past_the_addresss_burst_are_answered_unread_until_its_bucket_refills(
     settings, behind_a_proxy
 ) -> None:
-    settings.GOWEB_WS_MESSAGE_RATE, settings.GOWEB_WS_MESSAGE_BURST = 4, 3
+    settings.GOWEB_WS_MESSAGE_RATE, settings.GOWEB_WS_MESSAGE_BURST = 4, 5
 
     async def scenario() -> None:
         one, two = ping_socket("203.0.113.7"), ping_socket("203.0.113.7")
-        assert (await one.connect())[0] and (await two.connect())[0]
+        assert (await one.connect())[0] and (await two.connect())[0]  # two of five: three left
         for socket in (one, two, one, two, one):  # the address's sockets share one bucket
             await socket.send_json_to({"type": "ping"})
         replies = [await s.receive_json_from() for s in (one, two, one, two, one)]
@@ -121,6 +121,83 @@ def test_a_socket_whose_consumer_fails_frees_its_addresss_place(
         await again.disconnect()
 
     asyncio.run(scenario())
+
+
+def test_reopening_sockets_starts_from_what_the_address_had_left_and_a_refused_one_closes_with_1013(
+    settings, behind_a_proxy
+) -> None:
+    settings.GOWEB_WS_MESSAGE_RATE, settings.GOWEB_WS_MESSAGE_BURST = 2, 3
+
+    async def scenario() -> None:
+        first = ping_socket("203.0.113.7")
+        assert (await first.connect())[0]  # one of three
+        for _ in range(2):
+            await first.send_json_to({"type": "ping"})
+            assert await first.receive_json_from() == {"type": "pong"}
+        await first.disconnect()  # its last socket: the empty bucket is kept, not forgotten
+        again = ping_socket("203.0.113.7")
+        assert (await again.connect())[0]  # accepted, to say why before closing
+        refused = await again.receive_json_from()
+        assert refused["type"] == "error" and refused["message"].startswith(
+            "too many messages from your address (at most 2 a second, opening a board counting as one): "
+            "this board will reconnect; wait 0.")
+        assert (await again.receive_output())["code"] == 1013  # the page tries again later
+        await asyncio.sleep(0.6)  # a token back at 2 a second
+        later = ping_socket("203.0.113.7")
+        assert (await later.connect())[0]
+        await later.send_json_to({"type": "ping"})
+        assert (await later.receive_json_from())["type"] == "error"  # the opening took that token
+        await later.disconnect()
+
+    asyncio.run(scenario())
+
+
+def test_the_work_of_opening_a_board_comes_out_of_the_addresss_budget(settings, monkeypatch) -> None:
+    settings.GOWEB_WS_MESSAGE_RATE, settings.GOWEB_WS_MESSAGE_BURST = 10, 3
+    key = new_session()
+    game = make_game(key)
+    current = board.current
+
+    def costly_current(*args):
+        started = time.thread_time()
+        while time.thread_time() - started < 0.5:  # half a second of a thread: five messages' worth
+            pass
+        return current(*args)
+
+    monkeypatch.setattr(board, "current", costly_current)
+
+    async def scenario() -> None:
+        ws = await connect(game.pk, key)
+        await receive_until(ws, lambda m: m["type"] == "state")
+        await ws.send_json_to({"type": "ping"})
+        refused = await ws.receive_json_from()
+        assert refused["type"] == "error" and refused["message"].startswith(TOO_MANY_MESSAGES)
+        await ws.disconnect()
+
+    asyncio.run(scenario())
+
+
+def test_addresses_with_no_socket_are_forgotten_once_refilled_and_what_is_kept_stays_bounded(
+    settings, monkeypatch
+) -> None:
+    settings.GOWEB_WS_MESSAGE_RATE, settings.GOWEB_WS_MESSAGE_BURST = 10, 40
+    clock = [1000.0]
+    monkeypatch.setattr(socket_budget.time, "monotonic", lambda: clock[0])
+    kept = []
+    for n in range(2000):  # each address opens a socket, spends its burst and closes it
+        address = f"10.0.{n // 256}.{n % 256}"
+        assert socket_budget.open_socket(address)
+        socket_budget.spend_work(address, 4.0)
+        socket_budget.close_socket(address)
+        clock[0] += 0.1  # 8 s later the first is full again
+        kept.append(len(socket_budget._addresses))
+    assert max(kept) <= 2 * 81 + 1  # the 81 spent in the last 8 s, and those since the last sweep
+    assert "10.0.7.207" in socket_budget._addresses  # the last one still owes its bucket
+    socket_budget.spend_message("10.0.7.207")
+    assert socket_budget.open_socket("10.0.7.207") and socket_budget.spend_message("10.0.7.207") > 0
+    clock[0] += 60
+    socket_budget.close_socket("10.0.7.207")  # last socket, bucket full: forgotten at once
+    assert "10.0.7.207" not in socket_budget._addresses
 
 
 def test_a_fault_of_the_servers_in_a_board_message_is_said_and_the_socket_stays_open(monkeypatch) -> None:
@@ -203,17 +280,18 @@ def test_the_servers_work_on_an_addresss_messages_comes_out_of_its_budget(settin
 
 
 def test_a_move_sent_past_the_budget_is_not_played_and_the_board_says_why(settings) -> None:
-    settings.GOWEB_WS_MESSAGE_RATE, settings.GOWEB_WS_MESSAGE_BURST = 0.5, 2
+    settings.GOWEB_WS_MESSAGE_RATE, settings.GOWEB_WS_MESSAGE_BURST = 0.5, 3
     key = new_session()
     game = make_game(key)
 
     async def scenario() -> None:
-        ws = await connect(game.pk, key)
+        ws = await connect(game.pk, key)  # a message and its work: a little under two left
         await receive_until(ws, lambda m: m["type"] == "state")
         await ws.send_json_to({"type": "ping"})
-        await ws.send_json_to({"type": "ping"})
+        await ws.send_json_to({"type": "ping"})  # read only if a token refilled since the opening
         await ws.send_json_to({"type": "play", "move": "E5"})
-        assert [(await ws.receive_json_from())["type"] for _ in range(2)] == ["pong", "pong"]
+        assert (await ws.receive_json_from())["type"] == "pong"
+        await ws.receive_json_from()
         refused = await ws.receive_json_from()
         assert refused["type"] == "error" and refused["message"].startswith(TOO_MANY_MESSAGES)
         await ws.disconnect()

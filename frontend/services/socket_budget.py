@@ -5,8 +5,15 @@ from which the server's work on them is taken too: a second of a thread's time c
 tokens as a second refills (:func:`spend_work`), so that an address keeps the board threads busy
 for about a second a second at most, however costly each of its messages (a large game's tree).
 
-Past its budget, its messages are answered with an error and not read.  An address's count is
-forgotten when its last socket closes, so what is kept grows with the sockets open, no more.
+Opening a socket costs a message too, and the work of opening it (the game's state and saved
+analysis sent) comes out of the same bucket, so closing and opening sockets in a loop buys no more
+than sending messages.  Past its budget, its messages are answered with an error and not read, and
+a socket it opens is told so and closed with 1013 (try again later).
+
+An address's count is forgotten once its last socket has closed and its bucket has refilled (never
+before, so that a reconnection starts from what the address had left); those forgotten are swept
+when the addresses kept have doubled since the last sweep, so what is kept grows with the sockets
+open and the addresses recently spent, and the sweeps cost a constant time per socket opened.
 """
 
 from __future__ import annotations
@@ -18,6 +25,8 @@ from dataclasses import dataclass
 from django.conf import settings
 
 SOCKETS_CLOSE_CODE = 4429  # the page does not reconnect on it (frontend/static/frontend/js/socket.js)
+TRY_LATER_CLOSE_CODE = 1013  # the page reconnects 1.5 s later
+SWEEP_AT_LEAST = 64  # addresses kept before the first sweep
 
 
 @dataclass
@@ -29,12 +38,20 @@ class _Address:
 
 _lock = threading.Lock()
 _addresses: dict[str, _Address] = {}
+_sweep_at = SWEEP_AT_LEAST  # sweep once this many addresses are kept
 
 
 def too_many_sockets() -> str:
     """Return the error message of a socket refused for its address's open sockets."""
     return (f"too many boards open from your address (at most {settings.GOWEB_WS_PER_ADDRESS}): "
             "close one and reload this page")
+
+
+def too_many_openings(wait: float) -> str:
+    """Return the error message of a socket refused because its address's bucket is empty, ``wait``
+    seconds before it holds a message again."""
+    return (f"too many messages from your address (at most {settings.GOWEB_WS_MESSAGE_RATE:g} a second, "
+            f"opening a board counting as one): this board will reconnect; wait {max(wait, 0.1):.1f} s")
 
 
 def too_many_messages(wait: float) -> str:
@@ -50,6 +67,7 @@ def open_socket(address: str) -> bool:
     with _lock:
         held = _addresses.get(address)
         if held is None:
+            _sweep()
             held = _addresses[address] = _Address(0, float(settings.GOWEB_WS_MESSAGE_BURST), time.monotonic())
         if 0 < limit <= held.sockets:
             return False
@@ -58,14 +76,37 @@ def open_socket(address: str) -> bool:
 
 
 def close_socket(address: str) -> None:
-    """Count one socket of ``address`` closed (one that :func:`open_socket` counted)."""
+    """Count one socket of ``address`` closed (one that :func:`open_socket` counted); its count is
+    forgotten now if it was the last and the bucket is full, else at a later sweep."""
     with _lock:
         held = _addresses.get(address)
         if held is None:
             return
         held.sockets -= 1
-        if held.sockets <= 0:
+        if _forgettable(held):
             del _addresses[address]
+
+
+def _forgettable(held: _Address) -> bool:
+    """Whether ``held`` has no socket open and a full bucket (forgetting it changes nothing)."""
+    rate, burst = settings.GOWEB_WS_MESSAGE_RATE, settings.GOWEB_WS_MESSAGE_BURST
+    if held.sockets > 0:
+        return False
+    if rate > 0:
+        _refill(held, rate, burst)
+    return rate <= 0 or held.tokens >= burst
+
+
+def _sweep() -> None:
+    """Forget the addresses with no socket and a full bucket once ``_sweep_at`` are kept, and sweep
+    next when twice as many as are left are kept (so each sweep's time is paid by the openings
+    that filled it).  Called with ``_lock`` held."""
+    global _sweep_at
+    if len(_addresses) < _sweep_at:
+        return
+    for address in [address for address, held in _addresses.items() if _forgettable(held)]:
+        del _addresses[address]
+    _sweep_at = max(SWEEP_AT_LEAST, 2 * len(_addresses))
 
 
 def spend_message(address: str) -> float:
