@@ -7,6 +7,7 @@ done in :mod:`frontend.services`.
 
 import contextlib
 import functools
+import json
 import logging
 import time
 from collections.abc import Callable
@@ -38,6 +39,7 @@ from frontend.services.requester import from_scope as requester_of
 
 log = logging.getLogger(__name__)
 BUG = "the server could not handle this message (a fault of ours, logged): the board is as it was"
+UNSENDABLE = "the server made a message with a number that is not one (a fault of ours, logged): not sent"
 
 
 @functools.cache
@@ -147,6 +149,17 @@ class JsonConsumer(AsyncJsonWebsocketConsumer):
             await self.receive_json(content, **kwargs)
         finally:  # the work it cost comes out of the address's budget
             self.charge_work()
+
+    @classmethod
+    async def encode_json(cls, content: Any) -> str:
+        """Return ``content`` as JSON text that a browser's ``JSON.parse`` reads: a message holding
+        NaN or an infinity (which Python writes and browsers refuse, so that the page would drop
+        it unread) is logged and replaced by an error saying it was not sent."""
+        try:
+            return json.dumps(content, allow_nan=False)
+        except ValueError:
+            log.error("not sent, a number that is not one in: %.500r", content)
+            return json.dumps({"type": "error", "message": UNSENDABLE})
 
     async def send_error(self, message: str) -> None:
         """Send an error message to the client without closing the connection."""

@@ -373,3 +373,18 @@ def test_the_memo_keeps_the_most_recently_asked_and_nothing_that_failed() -> Non
     with pytest.raises(ZeroDivisionError):
         memo.get("d", lambda: 1 / 0)
     assert memo.get("d", lambda: "D") == "D"
+
+
+def test_a_message_holding_nan_is_replaced_by_an_error_that_a_browser_can_read() -> None:
+    import json
+
+    from frontend.consumers import UNSENDABLE, JsonConsumer
+
+    async def encode(content):
+        return await JsonConsumer.encode_json(content)
+
+    assert json.loads(asyncio.run(encode({"type": "pong", "lead": 1.5}))) == {"type": "pong", "lead": 1.5}
+    for bad in (float("nan"), float("inf"), -float("inf")):
+        text = asyncio.run(encode({"type": "analysis", "candidates": [{"winrate": bad}]}))
+        assert "NaN" not in text and "Infinity" not in text
+        assert json.loads(text) == {"type": "error", "message": UNSENDABLE}
