@@ -35,6 +35,17 @@ def ping_socket(address: str) -> WebsocketCommunicator:
     return WebsocketCommunicator(application, "/ws/ping/", headers=headers)
 
 
+def costing(seconds: float, func):
+    """Return ``func`` made to take ``seconds`` of its thread's time first."""
+    def costly(*args):
+        started = time.thread_time()
+        while time.thread_time() - started < seconds:
+            pass
+        return func(*args)
+
+    return costly
+
+
 @pytest.fixture
 def behind_a_proxy(settings) -> None:
     settings.GOWEB_TRUSTED_PROXIES = 1
@@ -156,15 +167,7 @@ def test_the_work_of_opening_a_board_comes_out_of_the_addresss_budget(settings, 
     settings.GOWEB_WS_MESSAGE_RATE, settings.GOWEB_WS_MESSAGE_BURST = 10, 3
     key = new_session()
     game = make_game(key)
-    current = board.current
-
-    def costly_current(*args):
-        started = time.thread_time()
-        while time.thread_time() - started < 0.5:  # half a second of a thread: five messages' worth
-            pass
-        return current(*args)
-
-    monkeypatch.setattr(board, "current", costly_current)
+    monkeypatch.setattr(board, "current", costing(0.5, board.current))  # five messages' worth
 
     async def scenario() -> None:
         ws = await connect(game.pk, key)
@@ -253,15 +256,7 @@ def test_the_servers_work_on_an_addresss_messages_comes_out_of_its_budget(settin
     settings.GOWEB_WS_MESSAGE_RATE, settings.GOWEB_WS_MESSAGE_BURST = 10, 3
     key = new_session()
     game = make_game(key)
-    shown = variations.show
-
-    def costly_show(*args):
-        started = time.thread_time()
-        while time.thread_time() - started < 0.5:  # half a second of a thread: five messages' worth
-            pass
-        return shown(*args)
-
-    monkeypatch.setattr(variations, "show", costly_show)
+    monkeypatch.setattr(variations, "show", costing(0.5, variations.show))  # five messages' worth
 
     async def scenario() -> None:
         ws = await connect(game.pk, key)
