@@ -8,13 +8,15 @@
   ``NetEvaluator`` (net_evaluator.py) is the network one, with an LRU cache, and
   ``BaggedRoot`` gives one search a root judged over the 8 symmetries;
 - ``SearchResult`` / ``Candidate`` (result.py): visits, win rates, priors, PVs;
-- ``choose_move`` (choose.py): play mode's move choice, with temperature.
+- ``choose_move`` (choose.py): play mode's move choice, with temperature;
+- ``MoveFilter`` (restrict.py): KataGo's avoided and allowed moves near the root.
 """
 
 from analysis.mcts.choose import choose_move
 from analysis.mcts.config import SearchConfig
 from analysis.mcts.evaluator import Evaluator
 from analysis.mcts.net_evaluator import BaggedRoot, NetEvaluator
+from analysis.mcts.restrict import MoveFilter
 from analysis.mcts.result import Candidate, SearchResult
 from analysis.mcts.search import Search
 
@@ -22,6 +24,7 @@ __all__ = [
     "BaggedRoot",
     "Candidate",
     "Evaluator",
+    "MoveFilter",
     "NetEvaluator",
     "Search",
     "SearchConfig",

@@ -13,14 +13,15 @@ terms) while the reported win rates stay the plain win values.
 
 The tree is kept between moves: ``advance(move)`` makes that child the root.  ``withhold(move)``
 keeps a move out of the root's candidates until the root changes (the bot's pass, after an early
-pass of its opponent).
+pass of its opponent).  ``filters`` (:mod:`analysis.mcts.restrict`, KataGo's ``avoidMoves`` and
+``allowMoves``) keep moves out of the nodes near the root the search was made at.
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -32,6 +33,7 @@ from analysis.mcts.evaluator import Evaluator
 from analysis.mcts.node import Node
 from analysis.mcts.noise import add_dirichlet_noise
 from analysis.mcts.puct import select_child
+from analysis.mcts.restrict import MoveFilter, filtered_legal
 from analysis.mcts.result import SearchResult, summarize
 from analysis.mcts.terminal import root_ownership, terminal_margin, terminal_value
 from analysis.mcts.utility import ScoreUtility
@@ -61,11 +63,15 @@ class Search:
         evaluator: Evaluator,
         config: SearchConfig | None = None,
         seed: int | None = None,
+        filters: Sequence[MoveFilter] = (),
     ) -> None:
-        """Search from a copy of ``position``; ``seed`` seeds the root noise of play mode."""
+        """Search from a copy of ``position``; ``seed`` seeds the root noise of play mode; the
+        ``filters`` count their depths from ``position``."""
         self.evaluator = evaluator
         self.config = config or SearchConfig()
         self._position = position.copy()
+        self._filters = tuple(filters)
+        self._depth_zero = len(position.steps)  # the steps of the position the filters count from
         self._rng = np.random.default_rng(seed)
         self._stop = threading.Event()
         self._utility = ScoreUtility.for_board(position.size, self.config.score_utility,
@@ -243,6 +249,9 @@ class Search:
     def _expand(self, node: Node, position: Position, prior: np.ndarray, value: float) -> None:
         """Expand ``node`` with the candidate moves of ``prior`` that are legal in ``position``."""
         legal = np.append(position.legal_points(), True)
+        if self._filters:
+            depth = len(position.steps) - self._depth_zero
+            legal = filtered_legal(legal, self._filters, position.to_play, depth)
         moves, p = candidate_moves(prior, legal, self.config)
         node.expand(moves, p, value)
 
