@@ -5,7 +5,6 @@ with a message.  Its owner may share its review read-only: the link opens for an
 """
 
 import importlib
-import json
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
@@ -316,34 +315,48 @@ def delete_game(request: HttpRequest, pk: int) -> HttpResponse:
 async def api_analyze(request: HttpRequest) -> JsonResponse:
     """KataGo-analysis-style JSON query in, search analysis out (see docs/api.md).
 
-    The search runs as ``frontend.tasks.analyze_position`` (on a worker when there is a broker), so
-    the web process only waits: 504 when no answer comes within ``GOWEB_API_TIMEOUT`` seconds.  It
-    counts against the client address's cap of position analyses until its search ends: 429 over
-    it.  When the client hangs up (or the wait times out) before a worker took the query, the
-    query is withdrawn and its task skips it; a search already running keeps its slot until it ends.
+    Only ``Content-Type: application/json`` is read (415 otherwise), so that no other site's page
+    can send a query from its visitors' browsers without a preflight, which fails.  The search
+    runs as ``frontend.tasks.analyze_position`` (on a worker when there is a broker), so the web
+    process only waits: 504 when no answer comes within ``GOWEB_API_TIMEOUT`` seconds.  Its visits
+    come out of the client address's ``api_visits`` budget, and it counts against the address's
+    cap of position analyses until its search ends: 429 over either.  When the client hangs up (or
+    the wait times out) before a worker took the query, the query is withdrawn and its task skips
+    it; a search already running keeps its slot until it ends.
     """
     address = client.of_request(request)
     if not await sync_to_async(ratelimit.allow)("api", address):
         return JsonResponse({"error": "rate limit exceeded; try again later"}, status=429)
+    if request.content_type != "application/json":
+        return JsonResponse({"error": api.NOT_JSON}, status=415)
     try:
-        job = api.parse(json.loads(request.body))
-    except (ValueError, RecursionError) as e:
-        message = str(e) if isinstance(e, api.ApiError) else "the body is not valid JSON"
-        return JsonResponse({"error": message}, status=400)
+        body = api.read_json(request.body)
+    except api.ApiError as e:
+        return JsonResponse(api.error(e), status=400)
+    try:
+        reply = api.action_reply(body)
+        if reply is not None:
+            return JsonResponse(reply)
+        job = api.parse(body)
+    except api.ApiError as e:
+        return JsonResponse(api.error(e, body), status=400)
+    if not await sync_to_async(ratelimit.allow)("api_visits", address, job.query.visits):
+        return JsonResponse({"id": job.id, "error": ratelimit.refusal("api_visits")}, status=429)
     query = job.query.to_json()
     try:
         ask = sync_to_async(jobs.request)
         ticket = await ask(f"client:{address}", jobs.Kind.POSITION, query, address=address)
     except jobs.CapReached as e:
-        return JsonResponse({"error": str(e)}, status=429)
+        return JsonResponse({"id": job.id, "error": str(e)}, status=429)
     try:
         analysis = await dispatch.ask(tasks.analyze_position, query, settings.GOWEB_API_TIMEOUT, ticket.job)
     except TimeoutError:
-        return JsonResponse({"error": "no analysis came back in time; try fewer visits or later"}, status=504)
+        late = "no analysis came back in time; try fewer visits or later"
+        return JsonResponse({"id": job.id, "error": late}, status=504)
     finally:  # the task frees the slot when it ends; one not started yet is skipped
         await sync_to_async(jobs.withdraw)(ticket.job)
     if analysis["type"] == "error":
-        return JsonResponse({"error": analysis["message"]}, status=500)
+        return JsonResponse({"id": job.id, "error": analysis["message"]}, status=500)
     return JsonResponse(api.response(job, analysis))
 
 

@@ -60,7 +60,9 @@ service (SQLite, in-memory channel layer, Celery tasks run eagerly in-process):
   (sign-ups, and logins that check one, failed or not) per client address per window (seconds),
   each costing a third of a second of a core (default 30 per 600 s in production, 0 in development);
 - ``GOWEB_API_RATE_LIMIT`` and ``GOWEB_API_RATE_WINDOW``: requests allowed per client per window
-  (seconds) on ``/api/analyze`` (default 60 per 60 s; 0 turns the limit off);
+  (seconds) on ``/api/analyze`` (default 60 per 60 s; 0 turns the limit off), and
+  ``GOWEB_API_VISIT_BUDGET``: the visits its queries may search together in that window (default
+  10,000: about half a core of a 2-core CPU's time; 0 turns it off);
 - ``GOWEB_WS_PER_ADDRESS``: websockets one client address may hold open at once (default 16), and
   ``GOWEB_WS_MESSAGE_RATE`` and ``GOWEB_WS_MESSAGE_BURST``: the messages its sockets may send
   together, a second (default 10) and in a burst (default 40), opening a socket counting as one;
@@ -274,6 +276,7 @@ GOWEB_PASSWORD_RATE_LIMIT = env_int("GOWEB_PASSWORD_RATE_LIMIT", 30 if PRODUCTIO
 GOWEB_PASSWORD_RATE_WINDOW = env_int("GOWEB_PASSWORD_RATE_WINDOW", 600)
 GOWEB_API_RATE_LIMIT = env_int("GOWEB_API_RATE_LIMIT", 60)
 GOWEB_API_RATE_WINDOW = env_int("GOWEB_API_RATE_WINDOW", 60)
+GOWEB_API_VISIT_BUDGET = env_int("GOWEB_API_VISIT_BUDGET", 10_000)
 GOWEB_WS_PER_ADDRESS = env_int("GOWEB_WS_PER_ADDRESS", 16)
 GOWEB_WS_MESSAGE_RATE = env_float("GOWEB_WS_MESSAGE_RATE", 10.0, zero=True)
 GOWEB_WS_MESSAGE_BURST = env_int("GOWEB_WS_MESSAGE_BURST", 40)

@@ -59,7 +59,7 @@ def test_a_login_clears_its_accounts_failures(settings) -> None:
 @pytest.mark.django_db
 def test_passwords_hashed_for_one_address_are_limited_over_sign_ups_and_successful_logins(settings) -> None:
     settings.GOWEB_PASSWORD_RATE_LIMIT, settings.GOWEB_PASSWORD_RATE_WINDOW = 3, 3600
-    refused = "too many logins and sign-ups: at most 3 every 3600 seconds from one address; try later"
+    refused = "too many logins, sign-ups and password changes: at most 3 every 3600 seconds from one address; try later"
     here = {"REMOTE_ADDR": "10.74.0.1"}
     data = {"username": "throttle-cho", "password1": PASSWORD, "password2": PASSWORD}
     assert Client().post("/accounts/signup/", data, **here).status_code == 302

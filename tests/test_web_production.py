@@ -186,8 +186,8 @@ def test_a_too_large_api_request_gets_json_413_not_a_debug_page(production_site:
 
 def refused_for_rate(site: str, forwarded_for: Callable[[int], str], requests: int = 70) -> int:
     """Send ``requests`` API queries as the TLS proxy forwards them, the ``i``-th with the
-    ``X-Forwarded-For`` header ``forwarded_for(i)``; return how many got 429 (the others get 400:
-    the body is not JSON, so no query runs)."""
+    ``X-Forwarded-For`` header ``forwarded_for(i)``; return how many got 429 (the others get 415:
+    the body is not sent as JSON, so no query runs)."""
     refused = 0
     for i in range(requests):
         headers = {"Host": "go.example.com", "X-Forwarded-Proto": "https"}
@@ -195,7 +195,7 @@ def refused_for_rate(site: str, forwarded_for: Callable[[int], str], requests: i
         request = urllib.request.Request(site + "/api/analyze", data=b"{", headers=headers)
         with pytest.raises(urllib.error.HTTPError) as failed:
             urllib.request.urlopen(request, timeout=10)
-        assert failed.value.code in (400, 429)
+        assert failed.value.code in (415, 429)
         refused += failed.value.code == 429
     return refused
 

@@ -302,15 +302,17 @@ def test_api_analyze_katago_style(client) -> None:
     response = client.post("/api/analyze", query, content_type="application/json")
     assert response.status_code == 200
     body = response.json()
-    assert body["id"] == "q1" and body["turnNumber"] == 2
+    assert body["id"] == "q1" and body["turnNumber"] == 2 and body["isDuringSearch"] is False
     infos = body["moveInfos"]
     assert 2 <= len(infos) <= 47
-    fields = {"move", "order", "prior", "visits", "winrate", "scoreLead", "pv"}
+    fields = {"move", "order", "prior", "visits", "winrate", "scoreLead", "scoreMean", "utility", "lcb", "pv"}
     assert all(set(info) == fields for info in infos)
     assert [info["order"] for info in infos] == list(range(len(infos)))
     visits = [info["visits"] for info in infos]
     assert visits == sorted(visits, reverse=True) and sum(visits) == 47  # the root's own visit + 47
     assert all(0 <= info["winrate"] <= 1 and info["pv"][0] == info["move"] for info in infos)
+    assert all(0 <= info["lcb"] <= info["winrate"] and info["utility"] == round(2 * info["winrate"] - 1, 4)
+               and info["scoreMean"] == info["scoreLead"] for info in infos)
     assert max(len(info["pv"]) for info in infos) >= 2  # the search went deeper than one move
     root = body["rootInfo"]
     scored = engine.network().info["config"].get("score_head", "")  # the default network's heads
@@ -394,8 +396,20 @@ def test_api_takes_katagos_rule_names(rules: str, superko: bool) -> None:
         ({"initialStones": [["B", "A2"], ["B", "B1"], ["W", "A1"]]},
          "initialStones[2]: the stones at A1 have no liberties"),
         ({"includePolicy": 1}, "'includePolicy' must be a boolean"),
-        ({"analyzeTurns": [0, 1]}, "'analyzeTurns' is not supported: send one query per position"),
-        ({"avoid": [{"player": "B", "moves": ["D4"], "untilDepth": 1}]}, "'avoid' is not supported"),
+        ({"analyzeTurns": [0, 1]}, "'analyzeTurns' must name one turn: send one query per turn"),
+        ({"analyzeTurns": [3], "moves": [["B", "D4"]]}, "'analyzeTurns' must name a turn from 0 to 1"),
+        ({"avoidMoves": [{"player": "B", "moves": ["D4"], "untilDepth": 0}]},
+         "'avoidMoves': untilDepth must be an integer from 1 to 1000"),
+        ({"avoidMoves": [{"player": "X", "moves": ["D4"], "untilDepth": 1}]}, "'avoidMoves': player must be"),
+        ({"allowMoves": [{"player": "B", "moves": ["Z99"], "untilDepth": 1}]},
+         "'allowMoves': 'Z99' is not a vertex of a 19x19 board"),
+        ({"allowMoves": [{"player": "B", "moves": ["D4"], "untilDepth": 1}] * 2},
+         "'allowMoves' may have one entry at most"),
+        ({"initialPlayer": "X"}, "'initialPlayer' must be \"B\" or \"W\""),
+        ({"whiteHandicapBonus": "2N"}, "'whiteHandicapBonus' must be one of 0, N, N-1"),
+        ({"overrideSettings": {"reportAnalysisWinratesAs": "ME"}}, "'reportAnalysisWinratesAs' must be one of"),
+        ({"rules": {"koRule": "SIMPLE"}}, "'rules' must be a rule set's name (an object of rules is not"),
+        ({"action": "terminate", "terminateId": "q1"}, "action 'terminate' is not supported here"),
     ],
 )
 def test_api_rejects_bad_queries(client, query: object, message: str) -> None:
@@ -412,7 +426,7 @@ def test_api_answers_504_when_no_worker_replies(client, settings, monkeypatch) -
     settings.GOWEB_API_TIMEOUT = 0.1
     response = client.post("/api/analyze", {"boardXSize": 9}, content_type="application/json")
     assert response.status_code == 504
-    assert response.json() == {"error": "no analysis came back in time; try fewer visits or later"}
+    assert response.json() == {"id": None, "error": "no analysis came back in time; try fewer visits or later"}
 
 
 @SEARCHED

@@ -37,13 +37,15 @@ def handicap_stones(position: Position) -> int:
     return 0 if (stones == WHITE).any() or black <= 1 else black
 
 
-def counted_komi(komi: float, rules: str, position: Position) -> float:
-    """Return ``komi`` plus White's bonus under ``rules`` for the handicap stones of ``position``."""
-    return komi + white_handicap_bonus(rules, handicap_stones(position))
+def counted_komi(komi: float, rules: str, position: Position, bonus: str | None = None) -> float:
+    """Return ``komi`` plus White's bonus under ``rules`` (or ``bonus``, KataGo's
+    ``whiteHandicapBonus``, when given) for the handicap stones of ``position``."""
+    return komi + white_handicap_bonus(rules, handicap_stones(position), bonus)
 
 
-def apply_rules(position: Position, rules: str, komi: float) -> None:
+def apply_rules(position: Position, rules: str, komi: float, bonus: str | None = None) -> None:
     """Give ``position`` the count of ``rules`` for a game of ``komi``: its komi with White's
-    handicap bonus (:func:`counted_komi`) and its scoring, ``area`` or ``territory``."""
-    position.komi = counted_komi(komi, rules, position)
+    handicap bonus (:func:`counted_komi`; ``bonus`` in place of the rules' when given) and its
+    scoring, ``area`` or ``territory``."""
+    position.komi = counted_komi(komi, rules, position, bonus)
     position.scoring = rules_kind(rules)

@@ -67,17 +67,35 @@ def uses_superko(rules: str) -> bool:
     return rules_kind(rules) == "area"
 
 
-def white_handicap_bonus(rules: str, stones: int) -> int:
-    """Return the points White gets under ``rules`` for ``stones`` handicap stones (the table above).
+HANDICAP_BONUSES = ("0", "N", "N-1")  # KataGo's names of White's handicap bonus
 
-    ``stones`` is 0 for an even game; the bonus is never negative.
-    """
+
+def bonus_of_rules(rules: str) -> str:
+    """Return the name of White's handicap bonus under ``rules`` (one of :data:`HANDICAP_BONUSES`)."""
     name = canonical(rules)
     if name in BONUS_N_RULES:
-        return stones
+        return "N"
     if name in BONUS_N_MINUS_ONE_RULES:
+        return "N-1"
+    return "0"
+
+
+def white_handicap_bonus(rules: str, stones: int, bonus: str | None = None) -> int:
+    """Return the points White gets under ``rules`` for ``stones`` handicap stones (the table above),
+    or under ``bonus`` (one of :data:`HANDICAP_BONUSES`, KataGo's ``whiteHandicapBonus``) instead
+    when it is given.
+
+    ``stones`` is 0 for an even game; the bonus is never negative.  Raises ValueError for an
+    unknown ``bonus``.
+    """
+    kind = bonus_of_rules(rules) if bonus is None else bonus
+    if kind == "N":
+        return stones
+    if kind == "N-1":
         return max(0, stones - 1)
-    return 0
+    if kind == "0":
+        return 0
+    raise ValueError(f"unknown handicap bonus {kind[:20]!r}: one of {', '.join(HANDICAP_BONUSES)}")
 
 
 def default_komi(rules: str) -> float:

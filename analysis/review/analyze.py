@@ -23,7 +23,8 @@ import numpy as np
 from analysis.go.coords import BLACK, to_gtp
 from analysis.go.position import Position
 from analysis.go.ruled import apply_rules
-from analysis.mcts import BaggedRoot, Candidate, Evaluator, Search, SearchConfig
+from analysis.mcts import BaggedRoot, Candidate, Evaluator, MoveFilter, Search, SearchConfig
+from analysis.mcts.restrict import filtered_legal
 from analysis.review.ended import counted_analysis, ended
 from analysis.review.policy import SYMMETRIES, shown_policy
 from analysis.review.query import PositionQuery
@@ -93,6 +94,7 @@ def position_analysis(
     include_policy: bool = False,
     include_search: bool = False,
     policy: np.ndarray | None = None,
+    filters: Sequence[MoveFilter] = (),
 ) -> dict:
     """Search ``position`` for ``visits`` visits (at least the root's own) and return its analysis.
 
@@ -109,15 +111,22 @@ def position_analysis(
     - ``policy`` (with ``include_policy``): the network's ``size*size + 1`` probabilities.
 
     The candidates come from ``policy`` when given (another network's), else from the evaluator's.
+    ``filters`` keep moves out of the search (KataGo's ``avoidMoves`` and ``allowMoves``), and the
+    root's filtered moves out of the candidates.
     An evaluator that can (``bagged``) judges the position itself over the board's 8 symmetries:
     the root's priors and value are bagged (:class:`~analysis.mcts.BaggedRoot`).  Raises whatever
     the evaluator raises.
     """
     size = position.size
     evaluator = _with_bagged_root(evaluator, position)
-    result = Search(position, evaluator, SearchConfig.analysis()).run(max_visits=max(1, visits))
+    search = Search(position, evaluator, SearchConfig.analysis(), filters=filters)
+    result = search.run(max_visits=max(1, visits))
     if policy is None:
         policy = evaluator.evaluate([position])[0][0]  # the root's, from the evaluator's cache
+    ideas = policy
+    if filters:
+        allowed = filtered_legal(np.ones(policy.size, dtype=bool), filters, position.to_play, 0)
+        ideas = np.where(allowed, policy, 0.0)
     analysis = {
         "to_play": "B" if position.to_play == BLACK else "W",
         "winrate": round(result.winrate, 4),
@@ -126,7 +135,7 @@ def position_analysis(
         "black_score_lead": _points(black_lead(result.score_lead, position.to_play)),
         "visits": result.visits,
         "best": to_gtp(result.best, size),
-        "candidates": _candidates(result.candidates, policy, top, size),
+        "candidates": _candidates(result.candidates, ideas, top, size),
     }
     if include_search:
         analysis["moves"] = [
@@ -252,7 +261,7 @@ def answer_query(
     else:
         analysis = position_analysis(
             position, evaluator, query.visits, include_policy=query.policy, include_search=query.search_moves,
-            policy=policy,
+            policy=policy, filters=query.move_filters(),
         )
         analysis.update(root_judgement(evaluator, position, query.ownership))
     heatmap = None

@@ -17,10 +17,12 @@ from analysis.go.coords import BLACK, WHITE, from_gtp, parse_color, to_gtp
 from analysis.go.position import IllegalMoveError, Position
 from analysis.go.ruled import apply_rules
 from analysis.go.rules import uses_superko
+from analysis.mcts.restrict import MoveFilter
 
 log = logging.getLogger(__name__)
 
 Stone = tuple[str, str]  # (colour "B"/"W", GTP vertex)
+Filter = tuple[str, tuple[str, ...], int, bool]  # (colour, GTP vertices, until depth, allow)
 
 
 @dataclass(frozen=True)
@@ -38,6 +40,12 @@ class PositionQuery:
     on), with ``dead`` (GTP vertices) as its dead stones when given (those the players marked),
     else the playouts' estimate.  ``node`` is the asker's name of the position (a review board's
     variation), echoed in the answer.
+
+    ``initial_player`` ("B" or "W"; empty: guessed, :func:`build_position`) is the player to move
+    before the first move (KataGo's ``initialPlayer``, an SGF's ``PL``); ``handicap_bonus`` ("0",
+    "N" or "N-1"; empty: the rules') is White's bonus for Black's handicap stones (KataGo's
+    ``whiteHandicapBonus``); ``filters`` are KataGo's ``avoidMoves`` and ``allowMoves``, each
+    ``(colour, GTP vertices, until depth, allow)`` (:class:`analysis.mcts.MoveFilter`).
     """
 
     size: int
@@ -57,6 +65,9 @@ class PositionQuery:
     count_ended: bool = False
     dead: tuple[str, ...] | None = None
     node: str = ""
+    initial_player: str = ""
+    handicap_bonus: str = ""
+    filters: tuple[Filter, ...] = ()
 
     def __post_init__(self) -> None:
         """Freeze the stone lists as tuples and default ``move_number`` to the number of moves."""
@@ -64,6 +75,8 @@ class PositionQuery:
         object.__setattr__(self, "moves", _frozen(self.moves))
         if self.dead is not None:
             object.__setattr__(self, "dead", tuple(self.dead))
+        object.__setattr__(self, "filters", tuple(
+            (color, tuple(vertices), depth, allow) for color, vertices, depth, allow in self.filters))
         if self.move_number < 0:
             object.__setattr__(self, "move_number", len(self.moves))
 
@@ -80,9 +93,19 @@ class PositionQuery:
         Raises ValueError (CoordinateError, ...) naming the offending item, as
         ``initialStones[3]`` or ``moves[12] (move 13)``.
         """
-        position = build_position(self.size, self.komi, self.superko, self.moves, self.initial_stones)
-        apply_rules(position, self.rules, self.komi)
+        to_play = parse_color(self.initial_player) if self.initial_player else None
+        position = build_position(self.size, self.komi, self.superko, self.moves, self.initial_stones,
+                                  to_play)
+        apply_rules(position, self.rules, self.komi, self.handicap_bonus or None)
         return position
+
+    def move_filters(self) -> list[MoveFilter]:
+        """Return ``filters`` as the search takes them; raises ValueError (CoordinateError) for a
+        bad colour or vertex."""
+        return [
+            MoveFilter(parse_color(color), frozenset(from_gtp(v, self.size) for v in vertices), depth, allow)
+            for color, vertices, depth, allow in self.filters
+        ]
 
     def dead_points(self) -> list[int] | None:
         """Return ``dead`` as points, or None; raises ValueError (CoordinateError) for a bad vertex."""
@@ -94,6 +117,8 @@ class PositionQuery:
         data["initial_stones"] = [list(s) for s in self.initial_stones]
         data["moves"] = [list(m) for m in self.moves]
         data["dead"] = None if self.dead is None else list(self.dead)
+        data["filters"] = [[color, list(vertices), depth, allow]
+                           for color, vertices, depth, allow in self.filters]
         return data
 
     @classmethod
@@ -118,10 +143,13 @@ def build_position(
     superko: bool,
     moves: Sequence[Sequence[str]] = (),
     initial_stones: Sequence[Sequence[str]] = (),
+    to_play: int | None = None,
 ) -> Position:
-    """Return the position after ``initial_stones`` then ``moves``, both as ``[colour, GTP]`` pairs.
+    """Return the position after ``initial_stones`` then ``moves``, both as ``[colour, GTP]`` pairs,
+    ``to_play`` (BLACK or WHITE) to move before the first move.
 
-    With setup stones and no moves, White plays first when only Black has stones (a handicap).
+    Without ``to_play``, White plays first when only Black has stones and no move follows (a
+    handicap), else Black.
     Raises ValueError (CoordinateError, IllegalMoveError...) naming the offending item: a setup
     stone on pass, on a point that already has one, or in a string without liberties too.
     """
@@ -136,7 +164,8 @@ def build_position(
             raise ValueError(f"{where}: {item[1]} already has a stone ({placed[point]})")
         placed[point] = where
         (black if color == BLACK else white).append(point)
-    to_play = WHITE if black and not white and not moves else BLACK
+    if to_play is None:
+        to_play = WHITE if black and not white and not moves else BLACK
     position = Position.from_stones(size, komi, superko, black, white, to_play)
     if (airless := position.breathless_stone()) is not None:
         raise ValueError(f"{placed[airless]}: the stones at {to_gtp(airless, size)} have no liberties")

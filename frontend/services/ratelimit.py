@@ -11,39 +11,42 @@ from django.core.cache import cache
 # The settings of each scope's limit: (requests, window in seconds).
 SCOPES = {
     "api": ("GOWEB_API_RATE_LIMIT", "GOWEB_API_RATE_WINDOW"),
+    "api_visits": ("GOWEB_API_VISIT_BUDGET", "GOWEB_API_RATE_WINDOW"),  # counted in visits
     "upload": ("GOWEB_UPLOAD_RATE_LIMIT", "GOWEB_UPLOAD_RATE_WINDOW"),
     "new_game": ("GOWEB_NEW_GAME_RATE_LIMIT", "GOWEB_NEW_GAME_RATE_WINDOW"),
     "session": ("GOWEB_SESSION_RATE_LIMIT", "GOWEB_SESSION_RATE_WINDOW"),
     "password": ("GOWEB_PASSWORD_RATE_LIMIT", "GOWEB_PASSWORD_RATE_WINDOW"),
 }
 # What a refusal calls the requests of the scopes that are refused with a sentence (refusal()).
-REQUESTS = {"upload": "uploads", "new_game": "new games", "password": "logins and sign-ups"}
+REQUESTS = {"upload": "uploads", "new_game": "new games", "password": "logins, sign-ups and password changes",
+            "api_visits": "visits searched"}
 
 
-def allow(scope: str, client: str) -> bool:
-    """Count one request of ``client`` against ``scope`` (a key of ``SCOPES``); return False once
-    over the limit.
+def allow(scope: str, client: str, cost: int = 1) -> bool:
+    """Count ``cost`` (one request, or what it spends) of ``client`` against ``scope`` (a key of
+    ``SCOPES``); return False once over the limit.
 
     The limit of ``"api"`` is ``GOWEB_API_RATE_LIMIT`` requests per ``GOWEB_API_RATE_WINDOW``
     seconds, and so on for ``"upload"``, ``"new_game"``, ``"session"`` and ``"password"`` (0 requests
-    means no limit).
+    means no limit); ``"api_visits"`` counts the visits searched for ``/api/analyze``, at most
+    ``GOWEB_API_VISIT_BUDGET`` per ``GOWEB_API_RATE_WINDOW`` seconds.
     """
     limit, window = (getattr(settings, name) for name in SCOPES[scope])
     if limit <= 0:
         return True
     key = f"ratelimit:{scope}:{client}:{int(time.time() // window)}"
-    return increment(key, window + 1) <= limit
+    return increment(key, window + 1, cost) <= limit
 
 
-def increment(key: str, timeout: int) -> int:
-    """Add one to the cache's counter ``key`` and return its count; a new counter expires ``timeout``
-    seconds after its first count (later counts keep that expiry)."""
+def increment(key: str, timeout: int, delta: int = 1) -> int:
+    """Add ``delta`` to the cache's counter ``key`` and return its count; a new counter expires
+    ``timeout`` seconds after its first count (later counts keep that expiry)."""
     cache.add(key, 0, timeout=timeout)
     try:
-        return cache.incr(key)
+        return cache.incr(key, delta)
     except ValueError:  # expired between add and incr
-        cache.set(key, 1, timeout=timeout)
-        return 1
+        cache.set(key, delta, timeout=timeout)
+        return delta
 
 
 def refusal(scope: str) -> str:
