@@ -11,7 +11,7 @@ urlpatterns = [
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path(
         "password/",
-        auth_views.PasswordChangeView.as_view(template_name="accounts/password_change.html"),
+        account_views.PasswordChangeView.as_view(template_name="accounts/password_change.html"),
         name="password_change",
     ),
     path(

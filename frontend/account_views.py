@@ -15,7 +15,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
-from frontend.forms import THROTTLED, LoginForm, SignupForm
+from frontend.forms import THROTTLED, LoginForm, SignupForm, ThrottledPasswordChangeForm
 from frontend.services import accounts, client, ratelimit
 
 
@@ -43,6 +43,26 @@ class LoginView(auth_views.LoginView):
         anonymous = self.request.session.session_key
         response = super().form_valid(form)
         _welcome(self.request, accounts.adopt(anonymous, form.get_user().pk))
+        return response
+
+
+class PasswordChangeView(auth_views.PasswordChangeView):
+    """Django's password change, its old password checked as a login's password is (429 when
+    refused unchecked: :class:`~frontend.forms.ThrottledPasswordChangeForm`)."""
+
+    form_class = ThrottledPasswordChangeForm
+
+    def get_form(self, form_class: type | None = None) -> ThrottledPasswordChangeForm:
+        """Return the form, knowing the request (its client address)."""
+        form = super().get_form(form_class)
+        form.request = self.request
+        return form
+
+    def form_invalid(self, form: ThrottledPasswordChangeForm) -> HttpResponse:
+        """Show the form with its errors: 429 when the throttle refused to check the old password."""
+        response = super().form_invalid(form)
+        if form.has_error("old_password", THROTTLED):
+            response.status_code = 429
         return response
 
 

@@ -7,9 +7,10 @@ from typing import Any, ClassVar
 from django import forms
 from django.conf import settings
 from django.contrib.admin.forms import AdminAuthenticationForm
-from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
+from django.contrib.auth.forms import AuthenticationForm, PasswordChangeForm, UserCreationForm
 from django.core.validators import ProhibitNullCharactersValidator
 from django.db.models import Q, QuerySet
+from django.http import HttpRequest
 
 from analysis.bot.levels import LEVELS, Level
 from analysis.go.handicap import max_fixed_handicap
@@ -284,3 +285,25 @@ class LoginForm(ThrottledLogin, AuthenticationForm):
 
 class AdminLoginForm(ThrottledLogin, AdminAuthenticationForm):
     """The admin's login (staff only), throttled like the site's."""
+
+
+class ThrottledPasswordChangeForm(PasswordChangeForm):
+    """Django's password change, whose old password is checked as a login's is: not while the login
+    throttle locks out the account or the address, nor past the address's limit of passwords
+    checked (``ratelimit``'s ``password`` scope); a wrong one counts as a failed login.  The view
+    sets ``request``."""
+
+    request: HttpRequest
+
+    def clean_old_password(self) -> str:
+        """Return the old password; raises ValidationError (code ``throttled`` when refused unchecked)."""
+        username, address = self.user.get_username(), client.of_request(self.request)
+        if login_throttle.blocked(username, address):
+            raise forms.ValidationError(login_throttle.message(), code=THROTTLED)
+        if not ratelimit.allow("password", address):
+            raise forms.ValidationError(ratelimit.refusal("password"), code=THROTTLED)
+        try:
+            return super().clean_old_password()
+        except forms.ValidationError:
+            login_throttle.failed(username, address)
+            raise

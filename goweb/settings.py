@@ -57,8 +57,9 @@ service (SQLite, in-memory channel layer, Celery tasks run eagerly in-process):
   ``GOWEB_SESSION_RATE_WINDOW``: browser sessions a share link's page gives one address per window
   (a viewer past it counts against its address); each 30 per 600 s in production, 0 in development;
 - ``GOWEB_PASSWORD_RATE_LIMIT`` and ``GOWEB_PASSWORD_RATE_WINDOW``: requests that hash a password
-  (sign-ups, and logins that check one, failed or not) per client address per window (seconds),
-  each costing a third of a second of a core (default 30 per 600 s in production, 0 in development);
+  (sign-ups, logins and password changes that check one, failed or not) per client address per
+  window (seconds), each costing a third of a second of a core (default 30 per 600 s in production,
+  0 in development);
 - ``GOWEB_API_RATE_LIMIT`` and ``GOWEB_API_RATE_WINDOW``: requests allowed per client per window
   (seconds) on ``/api/analyze`` (default 60 per 60 s; 0 turns the limit off), and
   ``GOWEB_API_VISIT_BUDGET``: the visits its queries may search together in that window (default

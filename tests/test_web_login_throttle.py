@@ -59,7 +59,8 @@ def test_a_login_clears_its_accounts_failures(settings) -> None:
 @pytest.mark.django_db
 def test_passwords_hashed_for_one_address_are_limited_over_sign_ups_and_successful_logins(settings) -> None:
     settings.GOWEB_PASSWORD_RATE_LIMIT, settings.GOWEB_PASSWORD_RATE_WINDOW = 3, 3600
-    refused = "too many logins, sign-ups and password changes: at most 3 every 3600 seconds from one address; try later"
+    refused = ("too many logins, sign-ups and password changes: at most 3 every 3600 seconds "
+               "from one address; try later")
     here = {"REMOTE_ADDR": "10.74.0.1"}
     data = {"username": "throttle-cho", "password1": PASSWORD, "password2": PASSWORD}
     assert Client().post("/accounts/signup/", data, **here).status_code == 302
@@ -72,3 +73,36 @@ def test_passwords_hashed_for_one_address_are_limited_over_sign_ups_and_successf
     assert User.objects.count() == 1
     assert Client().get("/accounts/signup/", **here).status_code == 200  # the form itself is not counted
     assert log_in(Client(), "throttle-cho", PASSWORD, "10.74.0.2") == 302  # another address logs in
+
+
+@pytest.mark.django_db
+def test_wrong_old_passwords_on_the_password_change_page_lock_the_account_as_failed_logins_do() -> None:
+    user = User.objects.create_user("throttle-dosaku", password=PASSWORD)
+    client = Client()
+    client.force_login(user)
+    change = {"new_password1": "another long proverb 9x9", "new_password2": "another long proverb 9x9"}
+    tries = [client.post("/accounts/password/", {"old_password": f"guess {i}", **change},
+                         REMOTE_ADDR=f"10.74.0.{i}").status_code for i in range(8)]
+    assert tries[:5] == [200] * 5 and set(tries[5:]) == {429}
+    right = {"old_password": PASSWORD, **change}
+    refused = client.post("/accounts/password/", right, REMOTE_ADDR="10.74.1.1")
+    assert refused.status_code == 429 and THROTTLED in refused.content.decode()
+    user.refresh_from_db()
+    assert user.check_password(PASSWORD)  # unchanged
+    assert log_in(Client(), "throttle-dosaku", PASSWORD, "10.74.2.1") == 429  # and logins are refused too
+
+
+@pytest.mark.django_db
+def test_the_password_change_page_counts_against_the_addresss_passwords_checked(settings) -> None:
+    settings.GOWEB_PASSWORD_RATE_LIMIT, settings.GOWEB_PASSWORD_RATE_WINDOW = 2, 3600
+    user = User.objects.create_user("throttle-jowa", password=PASSWORD)
+    client = Client()
+    client.force_login(user)
+    new = "another long proverb 9x9"
+    form = {"new_password1": new, "new_password2": new}
+    here = {"REMOTE_ADDR": "10.75.0.1"}
+    codes = [client.post("/accounts/password/", {"old_password": old, **form}, **here).status_code
+             for old in ("guess", "guess", PASSWORD)]
+    assert codes == [200, 200, 429]
+    user.refresh_from_db()
+    assert user.check_password(PASSWORD)

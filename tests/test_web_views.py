@@ -407,7 +407,8 @@ def test_api_takes_katagos_rule_names(rules: str, superko: bool) -> None:
          "'allowMoves' may have one entry at most"),
         ({"initialPlayer": "X"}, "'initialPlayer' must be \"B\" or \"W\""),
         ({"whiteHandicapBonus": "2N"}, "'whiteHandicapBonus' must be one of 0, N, N-1"),
-        ({"overrideSettings": {"reportAnalysisWinratesAs": "ME"}}, "'reportAnalysisWinratesAs' must be one of"),
+        ({"overrideSettings": {"reportAnalysisWinratesAs": "ME"}},
+         "'reportAnalysisWinratesAs' must be one of"),
         ({"rules": {"koRule": "SIMPLE"}}, "'rules' must be a rule set's name (an object of rules is not"),
         ({"action": "terminate", "terminateId": "q1"}, "action 'terminate' is not supported here"),
     ],
@@ -426,7 +427,8 @@ def test_api_answers_504_when_no_worker_replies(client, settings, monkeypatch) -
     settings.GOWEB_API_TIMEOUT = 0.1
     response = client.post("/api/analyze", {"boardXSize": 9}, content_type="application/json")
     assert response.status_code == 504
-    assert response.json() == {"id": None, "error": "no analysis came back in time; try fewer visits or later"}
+    late = "no analysis came back in time; try fewer visits or later"
+    assert response.json() == {"id": None, "error": late}
 
 
 @SEARCHED
