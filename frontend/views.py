@@ -285,17 +285,19 @@ def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
 
 @require_safe
 def download_sgf(request: HttpRequest, pk: int) -> HttpResponse:
-    """Download the game's SGF; ``?analysis=1`` adds the latest analysis of the game as it stands as
-    comments and SBKV."""
+    """Download the game's SGF: the stored record as it is, or with ``?analysis=1`` the latest
+    analysis of the game as it stands added as comments and SBKV (the record parsed, annotated and
+    written again, which a large tree makes costly)."""
     game = session_game(request, pk)
-    record = games.editable_record(game)
-    name = f"game-{game.pk}"
+    name, text = f"game-{game.pk}", game.sgf.encode()
     if request.GET.get("analysis"):
+        record = games.editable_record(game)
         latest = game_analysis.latest_of(game, record, with_results=True)
         if latest is not None:
             annotate(record, latest.results)
             name += "-analysed"
-    response = HttpResponse(write_sgf(record), content_type="application/x-go-sgf; charset=utf-8")
+            text = write_sgf(record)
+    response = HttpResponse(text, content_type="application/x-go-sgf; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{name}.sgf"'
     return response
 

@@ -247,6 +247,16 @@ def test_download_sgf_with_analysis(client) -> None:
     assert read_sgf(analysed).main_line_moves() == read_sgf(game.sgf).main_line_moves()
 
 
+def test_a_plain_download_sends_the_stored_record_without_parsing_it(client, monkeypatch) -> None:
+    from frontend.services import parsed
+
+    client.post("/review", {"text": "(;SZ[9]KM[7];B[ee](;W[cc])(;W[gg]C[a variation]))"})
+    game = Game.objects.get()
+    monkeypatch.setattr(parsed, "read_sgf", lambda *args, **kwargs: pytest.fail("parsed"))
+    monkeypatch.setattr(parsed, "_records", parsed.Recent(parsed.KEPT))  # nothing cached either
+    assert client.get(f"/game/{game.pk}/sgf").content == game.sgf.encode()
+
+
 def test_the_analysed_sgf_carries_sabakis_score_lead_when_the_analysis_has_one(client) -> None:
     client.post("/review", {"text": "(;SZ[9]KM[7];B[ee];W[cc])"})
     game = Game.objects.get()
