@@ -7,8 +7,9 @@ import json
 
 import pytest
 
-from analysis.go.coords import WHITE
+from analysis.go.coords import BLACK, WHITE
 from analysis.review.query import PositionQuery
+from frontend.models import Game
 from frontend.services import board
 from tests.web_helpers import make_game
 
@@ -75,3 +76,21 @@ def test_the_board_analyses_a_position_under_its_games_ko_rule(rules: str, super
     query = board.position_query(game.pk, 1, ladders=True, backpred=False)
     assert query.rules == rules and query.position().superko is superko
     assert query.moves == (("B", "E5"),) and query.visits == settings.GOWEB_REVIEW_VISITS
+
+
+@pytest.mark.parametrize(
+    ("sgf", "first"),
+    [
+        ("(;SZ[13]KM[6.5]AB[dd][jj][dj]AW[jd][gg]PL[W];W[gj];B[jg])", "W"),  # PL says
+        ("(;SZ[13]KM[6.5]AB[dd][jj]AW[jd][gg];W[gj];B[jg])", "W"),  # the first move says
+        ("(;SZ[13]KM[6.5]AB[dd][jj]AW[jd][gg];B[gj];W[jg])", "B"),
+        ("(;SZ[13]KM[0.5]HA[2]AB[dd][jj];W[gj])", "W"),  # a handicap
+    ],
+)
+def test_the_board_analyses_a_set_up_start_for_the_player_the_record_names(sgf: str, first: str) -> None:
+    game = make_game("owner")
+    game.sgf, game.kind = sgf, Game.Kind.REVIEW
+    game.save()
+    query = board.position_query(game.pk, 0, ladders=False, backpred=False)
+    assert query.moves == () and query.initial_player == first
+    assert query.position().to_play == (BLACK if first == "B" else WHITE)

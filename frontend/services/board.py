@@ -152,6 +152,7 @@ def position_query(
     _check_move_number(len(moves), move_number)
     ended = move_number == len(moves)
     setup = record.initial_setup()
+    first = replay(record, upto=0).to_play  # PL, or the first move's colour, or a handicap's White
     return PositionQuery(
         size=size,
         komi=record.komi,
@@ -169,6 +170,7 @@ def position_query(
         count_ended=ended,  # two passes the record plays on from are searched
         dead=games.marked_dead(game) if ended and not node else None,
         node=node,
+        initial_player=games.color_letter(first),
     )
 
 
