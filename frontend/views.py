@@ -256,14 +256,14 @@ def upload(request: HttpRequest) -> HttpResponse:
                 user_id=user_id(request),
                 kind=Game.Kind.REVIEW,
                 sgf=write_sgf(record).decode(),
-                black_player=(record.players[1] or "")[:100],
-                white_player=(record.players[-1] or "")[:100],
+                black_player=games.shown_text(record.players[1], 100),
+                white_player=games.shown_text(record.players[-1], 100),
                 size=record.size,
                 handicap=record.handicap,
                 komi=record.komi,
                 rules=form.rules,
                 phase=Game.Phase.FINISHED,
-                result=(record.result or "")[:32],
+                result=games.shown_text(record.result, 32),
             )
             game_analysis.restore(game, record)  # an analysed SGF downloaded here shows its analysis again
         return redirect("frontend:review", pk=game.pk)

@@ -147,6 +147,12 @@ def test_other_sessions_get_403(client, django_user_model) -> None:
     assert stranger.get("/game/12345/").status_code == 404
 
 
+def test_uploaded_names_lose_the_control_and_format_characters_that_could_disguise_them(client) -> None:
+    client.post("/review", {"text": "(;SZ[9]PB[\u202eevil\u200b]PW[Lee\tSedol\n]RE[B+R\u200f];B[ee])"})
+    game = Game.objects.get()
+    assert (game.black_player, game.white_player, game.result) == ("evil", "Lee Sedol", "B+R")
+
+
 def test_upload_sgf_file_and_paste(client) -> None:
     data = (SGF_DIR / "handicap4.sgf").read_bytes()
     response = client.post("/review", {"file": SimpleUploadedFile("h4.sgf", data)})

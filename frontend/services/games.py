@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import secrets
 import time
+import unicodedata
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -134,6 +135,14 @@ def record_limits() -> SgfLimits:
     return SgfLimits(nodes=settings.GOWEB_MAX_SGF_NODES, values=settings.GOWEB_MAX_SGF_VALUES,
                      moves=settings.GOWEB_MAX_GAME_MOVES, passes_in_a_row=settings.GOWEB_MAX_PASSES_IN_A_ROW,
                      points=settings.GOWEB_MAX_SGF_POINTS)
+
+
+def shown_text(text: str | None, limit: int) -> str:
+    """Return a record's text (a player's name, a result) as the site stores and shows it: without
+    control and format characters (bidirectional overrides, zero-width spaces, which could disguise
+    it), each run of white space one space, stripped, at most ``limit`` characters."""
+    kept = "".join(c for c in text or "" if unicodedata.category(c) not in ("Cc", "Cf") or c.isspace())
+    return " ".join(kept.split())[:limit]
 
 
 def record_of(game: Game) -> GameRecord:
