@@ -16,17 +16,19 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
 import pytest
 import torch
 
 from analysis.bot.levels import get_level
 from analysis.bot.player import Bot
 from analysis.features import get_feature_set
-from analysis.go.coords import from_gtp
+from analysis.go.coords import BLACK, WHITE, from_gtp
 from analysis.go.position import Position
-from analysis.gtp.commands_analyze import parse_analyze_args
+from analysis.gtp.commands_analyze import parse_analyze_args, with_unvisited
 from analysis.gtp.commands_args import CommandError
 from analysis.gtp.engine import GtpEngine
+from analysis.mcts import MoveFilter, Search, SearchConfig
 from analysis.nets import checkpoint
 from analysis.nets.golois import GoloisConfig, GoloisNet
 from analysis.nets.inference import Network
@@ -186,10 +188,10 @@ def test_stop_ends_an_analysis_as_katago_does_and_is_answered() -> None:
 
 
 def test_analysis_errors_and_engines_that_cannot_search() -> None:
-    script = [("lz-analyze b 10 avoid b D4 1", 0), ("lz-analyze b 10 maxmoves", 0)]
+    script = [("lz-analyze b 10 frobnicate 1", 0), ("lz-analyze b 10 maxmoves", 0)]
     out, _ = serve_with_pauses(engine(), script)
     assert replies(out.getvalue()) == [
-        "? unsupported analyze argument 'avoid'",
+        "? unsupported analyze argument 'frobnicate'",
         "? missing value for 'maxmoves'",
     ]
     rules = GtpEngine(size=9)
@@ -203,6 +205,17 @@ def test_analysis_errors_and_engines_that_cannot_search() -> None:
     ("b interval " + "9" * 5000, "invalid interval '9999999999999999'"),  # past int()'s 4,300 digits
     ("b maxmoves 1234567890", "invalid maxmoves '1234567890'"),
     ("b 10 maxmoves ３", "invalid maxmoves '３'"),
+    ("b 10 minmoves -1", "invalid minmoves '-1'"),
+    ("b interval -5", "invalid interval '-5'"),
+    ("b interval -0.5", "invalid interval '-0.5'"),
+    ("b interval 1e3", "invalid interval '1e3'"),
+    ("b interval nan", "invalid interval 'nan'"),
+    ("b interval inf", "invalid interval 'inf'"),
+    ("b interval 1.5.2", "invalid interval '1.5.2'"),
+    ("b interval 1_000", "invalid interval '1_000'"),
+    ("b interval ٣.5", "invalid interval '٣.5'"),  # float() reads Arabic-Indic digits
+    ("b interval 1234567890.5", "invalid interval '1234567890.5'"),  # 10 digits before the point
+    ("b interval 1." + "0" * 40, "invalid interval '1.00000000000000'"),  # 42 characters
 ])
 def test_an_analyze_number_is_a_few_ascii_digits_or_a_clear_error(args: str, error: str) -> None:
     with pytest.raises(CommandError) as info:
@@ -252,3 +265,177 @@ def test_the_engine_process_streams_and_stops_on_the_next_command(tmp_path: Path
     assert all(line.startswith("info move") for line in lines[:end])
     assert "\n".join(lines[end + 1 :]) == "=2 goweb\n\n=3 \n\n"
     assert proc.returncode == 0 and "Fatal" not in errors
+
+
+@pytest.mark.parametrize(("args", "seconds"), [
+    ("B 10.000000000000002", 0.10000000000000002),  # JavaScript's 0.1 * 100, positional
+    ("b interval 12.5", 0.125),
+    ("12.5", 0.125),  # positional, without a colour
+    ("w 150.", 1.5),
+    ("b interval .5", 0.01),  # below a centisecond: one
+])
+def test_an_interval_may_have_a_fraction_as_katago_reads_a_double(args: str, seconds: float) -> None:
+    assert parse_analyze_args(args.split()).interval == seconds
+
+
+def test_fractional_intervals_stream_from_both_commands() -> None:
+    script = [("1 lz-analyze B 10.000000000000002", 0), ("2 kata-analyze B interval 12.5", 0.4),
+              ("3 name", 0.4)]  # fmt: skip
+    lz, kata, name = replies(serve_with_pauses(engine(), script)[0].getvalue())
+    for reply, header in ((lz, "=1"), (kata, "=2")):
+        first, *lines = reply.split("\n")
+        assert first == header and len(lines) >= 2 and all(sabaki_parse(line) for line in lines)
+    assert name == "=3 goweb"
+
+
+def points(vertices: str, size: int = 9) -> frozenset[int]:
+    return frozenset(from_gtp(v, size) for v in vertices.split(","))
+
+
+def test_avoid_and_allow_parse_to_the_searchs_move_filters() -> None:
+    line = "b 10 avoid w D4,pass 2 avoid black C3 1 allow W E5,F5 3 allow b A1 1 minmoves 5"
+    parsed = parse_analyze_args(line.split(), size=9)
+    assert parsed.filters == (
+        MoveFilter(WHITE, points("D4,pass"), 2), MoveFilter(BLACK, points("C3"), 1),
+        MoveFilter(WHITE, points("E5,F5"), 3, allow=True), MoveFilter(BLACK, points("A1"), 1, allow=True),
+    )  # fmt: skip
+    assert points("pass") == {81} and parsed.min_moves == 5 and parsed.interval == 0.1
+
+
+@pytest.mark.parametrize(("args", "error"), [
+    ("b avoid x D4 1", "invalid avoid player 'x'"),
+    ("b allow bl D4 1", "invalid allow player 'bl'"),
+    ("b avoid b Z9 1", "avoid: vertex 'Z9' is off a 9x9 board"),
+    ("b avoid b D10 1", "avoid: vertex 'D10' is off a 9x9 board"),
+    ("b allow w D4,,E5 1", "allow: invalid vertex ''"),
+    ("b avoid b D4,I5 1", "avoid: invalid vertex 'I5'"),  # GTP has no I
+    ("b avoid b D4 0", "invalid avoid untildepth '0'"),
+    ("b avoid b D4 -1", "invalid avoid untildepth '-1'"),
+    ("b avoid b D4 1.5", "invalid avoid untildepth '1.5'"),
+    ("b avoid b D4 ３", "invalid avoid untildepth '３'"),
+    ("b avoid b D4 1234567890", "invalid avoid untildepth '1234567890'"),
+    ("b avoid b D4", "missing value for 'avoid'"),
+    ("b 10 allow", "missing value for 'allow'"),
+    ("b allow b D4 1 allow w D4 1 allow b E5 2", "allow given twice for 'b' (once per player)"),
+])
+def test_bad_avoid_and_allow_arguments_are_clear_errors(args: str, error: str) -> None:
+    with pytest.raises(CommandError) as info:
+        parse_analyze_args(args.split(), size=9)
+    assert str(info.value) == error
+
+
+def test_a_bad_avoid_is_refused_before_any_output() -> None:
+    out, _ = serve_with_pauses(engine(), [("1 kata-analyze b 10 avoid b Q16 1", 0), ("2 name", 0)])
+    assert replies(out.getvalue()) == ["?1 avoid: vertex 'Q16' is off a 9x9 board", "=2 goweb"]
+
+
+def analysed_lines(gtp: GtpEngine, command: str, seconds: float = 0.5) -> list[list[dict[str, str]]]:
+    """Return the variations of each line of ``command``'s analysis, stopped after ``seconds``."""
+    out, _ = serve_with_pauses(gtp, [(command, 0), ("name", seconds)])
+    header, *lines = replies(out.getvalue())[0].split("\n")
+    assert header == "=" and lines
+    return [sabaki_parse(line) for line in lines]
+
+
+def test_allow_keeps_the_root_to_its_moves_and_leaves_the_bots_tree_alone() -> None:
+    gtp = engine()
+    analysed_lines(gtp, "lz-analyze b 10", 0.3)
+    kept = gtp.bot.kept_search
+    assert kept is not None
+    visits, root = kept.visits, kept.root
+    for line in analysed_lines(gtp, "kata-analyze b 10 allow b C3,pass 1"):
+        assert {v["move"] for v in line} <= {"C3", "pass"}
+    assert gtp.bot.kept_search is kept and (kept.visits, kept.root) == (visits, root)  # untouched
+    assert len(root.moves) == 82  # every point and pass, as before
+    analysed_lines(gtp, "lz-analyze b 10", 0.3)
+    assert gtp.bot.kept_search is kept and kept.visits > visits  # the kept tree grows on
+
+
+def test_avoid_counts_its_depth_from_the_analysed_position() -> None:
+    # Black to play; avoid keeps C3 from Black's first move and D4, E5 from White's reply
+    # (depth 2: plies 1 and 2), not from the moves after them.
+    lines = analysed_lines(engine(), "lz-analyze b 10 avoid b C3 1 avoid w D4,E5 2", 0.8)
+    replies_seen = 0
+    for line in lines:
+        for v in line:
+            pv = v["pv"].split()
+            assert pv[0] != "C3" and not {"D4", "E5"} & set(pv[1:2])
+            replies_seen += len(pv) > 1
+    assert replies_seen > 0
+
+
+def test_a_filtered_analysis_searches_as_the_bots_tree_would() -> None:
+    bot = Bot(get_level("darkforest-2s"), evaluator=FixedEvaluator())
+    position = Position(9, 7.5)
+    fresh = bot.fresh_search(position, [MoveFilter(BLACK, points("E5"), 1)])
+    kept = bot.search_at(position)
+    assert fresh is not kept and fresh.config == kept.config and fresh.config.tree_policy == "darkforest"
+    assert fresh.evaluator is kept.evaluator and bot.kept_search is kept
+
+
+def skewed_priors(top: str) -> np.ndarray:
+    """Priors with the ``top`` vertices (9x9) far ahead of every other point."""
+    weights = np.full(82, 1e-4)
+    for rank, vertex in enumerate(top.split(",")):
+        weights[from_gtp(vertex, 9)] = 1.0 - rank / 100
+    return weights
+
+
+def test_minmoves_adds_the_best_prior_unvisited_legal_moves_as_katago_does() -> None:
+    # White to play after Black A2 and B1:  A1 is suicide for White.
+    #   2 X . . .
+    #   1 . X . .
+    #     A B C D        (and White's E5)
+    evaluator = FixedEvaluator(weights=skewed_priors("E3,C7,G7,G3"))
+    gtp = GtpEngine(size=9, bot=Bot(get_level("mcts-50"), evaluator=evaluator))
+    for move in ("play b A2", "play w E5", "play b B1"):
+        assert gtp.respond(move) == "= \n\n"
+    out, _ = serve_with_pauses(gtp, [("lz-analyze w 10 minmoves 100", 0), ("name", 0.5)])
+    header, *lines = replies(out.getvalue())[0].split("\n")
+    assert header == "=" and lines
+    for line in lines:
+        blocks = lizzie_parse(line)
+        moves = [b["move"] for b in blocks]
+        assert len(moves) == len(set(moves)) == 78 and not {"A1", "A2", "B1", "E5"} & set(moves)  # 77 + pass
+        assert [b["order"] for b in blocks] == list(range(78))
+        unvisited = [b for b in blocks if b["visits"] == 0]
+        assert unvisited and blocks[-len(unvisited):] == unvisited  # after every visited move
+        assert [b["prior"] for b in unvisited] == sorted((b["prior"] for b in unvisited), reverse=True)
+        assert len({b["winrate"] for b in unvisited}) == 1  # the root's (unit-tested below)
+        assert all(b["lcb"] == 0 and b["pv"] == [b["move"]] for b in unvisited)
+        assert [v["move"] for v in sabaki_parse(line)] == moves
+    out, _ = serve_with_pauses(gtp, [("kata-analyze w 10 minmoves 100 maxmoves 5", 0), ("name", 0.3)])
+    lines = replies(out.getvalue())[0].split("\n")[1:]
+    assert lines and all(len(sabaki_parse(line)) == 5 for line in lines)  # maxmoves still caps
+
+
+def test_unvisited_moves_follow_the_visited_ones_by_prior() -> None:
+    top = ["E3", "C7", "G7", "G3", "D5"]
+    weights = skewed_priors(",".join(top))
+    evaluator = FixedEvaluator(black_wins=0.6, weights=weights)
+    search = Search(Position(9, 7.5), evaluator, SearchConfig(batch_size=1))
+    priors = np.append(weights[:-1], 0.01)  # FixedEvaluator's pass
+    result = search.run(max_visits=4)
+    visited = [c.move for c in result.candidates]
+    assert 1 <= len(visited) < 6
+    padded = with_unvisited(result, search.root, 6)
+    assert len(padded.candidates) == 6 and padded.candidates[: len(visited)] == result.candidates
+    by_prior = [*(from_gtp(v, 9) for v in top), 81]  # pass (0.01) before the points of 1e-4
+    assert [c.move for c in padded.candidates[len(visited) :]] == [m for m in by_prior if m not in visited]
+    for c in padded.candidates[len(visited) :]:
+        assert (c.visits, c.winrate, c.pv) == (0, result.winrate, (c.move,))
+        assert c.prior == pytest.approx(priors[c.move] / priors.sum())
+    assert with_unvisited(result, search.root, len(visited)) is result
+    assert with_unvisited(result, search.root, 0) is result
+
+
+def test_genmove_analyze_takes_minmoves_and_refuses_avoid_before_any_output() -> None:
+    gtp = engine()
+    out, _ = serve_with_pauses(gtp, [("1 kata-genmove_analyze b 1 minmoves 82", 0),
+                                     ("2 lz-genmove_analyze w 1 avoid w E5 1", 0)])  # fmt: skip
+    analysis, refused = replies(out.getvalue())
+    header, *lines, play = analysis.split("\n")
+    assert header == "=1" and lines and play.startswith("play ")
+    assert all(len(sabaki_parse(line)) == 82 for line in lines)  # 81 points and pass, on an empty board
+    assert refused == "?2 avoid and allow are not supported by genmove_analyze"
+    assert len(gtp.position.moves) == 1  # White played nothing

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -38,7 +38,7 @@ from analysis.bot.settled import Settlement, settlement
 from analysis.bot.territory_fill import pointless_fill
 from analysis.bot.tree import SearchTree
 from analysis.go.position import Position
-from analysis.mcts import Evaluator, NetEvaluator, Search, SearchConfig, SearchResult, choose_move
+from analysis.mcts import Evaluator, MoveFilter, NetEvaluator, Search, SearchConfig, SearchResult, choose_move
 from analysis.play.simple import choose_move as choose_rules_move
 
 if TYPE_CHECKING:
@@ -95,6 +95,23 @@ class Bot:
 
         Raises ValueError if the bot cannot search (``can_search`` is False).
         """
+        return self._search_tree().search_at(position)
+
+    def fresh_search(self, position: Position, filters: Sequence[MoveFilter]) -> Search:
+        """Return a new search rooted at ``position`` with ``filters`` (KataGo's avoid and allow),
+        evaluated and configured as the bot's tree is; the kept tree is neither reused nor changed.
+
+        Raises ValueError if the bot cannot search (``can_search`` is False).
+        """
+        return self._search_tree().fresh_search(position, filters)
+
+    @property
+    def kept_search(self) -> Search | None:
+        """The search of the bot's kept tree (the one ``search_at`` last returned), None before any."""
+        return self._tree.search if self._tree is not None else None
+
+    def _search_tree(self) -> SearchTree:
+        """Return the bot's SearchTree, made on first use; raises ValueError if the bot cannot search."""
         if self._tree is None:
             if not self.can_search:
                 raise ValueError("searching needs a network with a value head")
@@ -102,7 +119,7 @@ class Bot:
                 self.evaluator = NetEvaluator(self.net)
             config = SearchConfig.analysis(tree_policy=self.level.tree_policy)
             self._tree = SearchTree(EyeSafeEvaluator(self.evaluator), config)
-        return self._tree.search_at(position)
+        return self._tree
 
     def reset(self) -> None:
         """Forget the game: call on a new game."""

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from analysis.go.position import IllegalMoveError, Move, Position
-from analysis.mcts import Evaluator, Search, SearchConfig
+from analysis.mcts import Evaluator, MoveFilter, Search, SearchConfig
 
 
 class SearchTree:
@@ -29,6 +31,11 @@ class SearchTree:
         self._root = position.copy()
         assert self.search is not None
         return self.search
+
+    def fresh_search(self, position: Position, filters: Sequence[MoveFilter]) -> Search:
+        """Return a new search rooted at ``position`` with ``filters`` (depths counted from it), with
+        this tree's evaluator and config; the kept tree is neither reused nor changed."""
+        return Search(position, self.evaluator, self.config, filters=filters)
 
     def reset(self) -> None:
         """Forget the tree."""
