@@ -1,16 +1,21 @@
 """Middleware of the site: the health check answered before anything else, the Content-Security-Policy,
-and JSON errors on the API."""
+JSON errors on the API, and the parsing of game records charged to the client address."""
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
+from typing import Any
 
+from asgiref.sync import iscoroutinefunction, markcoroutinefunction
 from django.conf import settings
 from django.core.exceptions import DisallowedHost, RequestDataTooBig
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
 from django.utils.deprecation import MiddlewareMixin
 
 from frontend import views
+from frontend.services import client, parsed
 
 log = logging.getLogger(__name__)
 
@@ -100,3 +105,33 @@ class ApiErrorsAsJson(MiddlewareMixin):
         if response.has_header("Allow"):
             replaced["Allow"] = response["Allow"]
         return replaced
+
+
+class ParsingBudget:
+    """Charges the records a request's view parses to its client address
+    (:func:`frontend.services.parsed.charged_to`), and answers a view refused for the address's
+    spent budget with a 429 page that says so."""
+
+    sync_capable = async_capable = True
+
+    def __init__(self, get_response: Callable[[HttpRequest], Any]) -> None:
+        self.get_response = get_response
+        if iscoroutinefunction(get_response):
+            markcoroutinefunction(self)
+
+    def __call__(self, request: HttpRequest) -> Any:
+        """Answer ``request`` (a coroutine under ASGI) with its parses charged to its address."""
+        if iscoroutinefunction(self):
+            return self._answer(request)
+        with parsed.charged_to(client.of_request(request)):
+            return self.get_response(request)
+
+    async def _answer(self, request: HttpRequest) -> HttpResponse:
+        with parsed.charged_to(client.of_request(request)):
+            return await self.get_response(request)
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        """Return the 429 page for a view refused over the parsing budget (None for other faults)."""
+        if not isinstance(exception, parsed.OverBudget):
+            return None
+        return render(request, "400.html", {"exception": str(exception)}, status=429)

@@ -64,6 +64,10 @@ service (SQLite, in-memory channel layer, Celery tasks run eagerly in-process):
   (seconds) on ``/api/analyze`` (default 60 per 60 s; 0 turns the limit off), and
   ``GOWEB_API_VISIT_BUDGET``: the visits its queries may search together in that window (default
   10,000: about half a core of a 2-core CPU's time; 0 turns it off);
+- ``GOWEB_PARSE_BUDGET_MS`` and ``GOWEB_PARSE_WINDOW``: the milliseconds of a thread a client
+  address's page requests may spend reading game records the process has not kept parsed, per
+  window (seconds; default 10,000 per 60 s, 0 turns it off): past it a page that would read one
+  is a 429 (:mod:`frontend.services.parsed`);
 - ``GOWEB_WS_PER_ADDRESS``: websockets one client address may hold open at once (default 16), and
   ``GOWEB_WS_MESSAGE_RATE`` and ``GOWEB_WS_MESSAGE_BURST``: the messages its sockets may send
   together, a second (default 10) and in a burst (default 40), opening a socket counting as one;
@@ -176,6 +180,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "frontend.middleware.ApiErrorsAsJson",
+    "frontend.middleware.ParsingBudget",
 ]
 
 ROOT_URLCONF = "goweb.urls"
@@ -278,6 +283,8 @@ GOWEB_PASSWORD_RATE_WINDOW = env_int("GOWEB_PASSWORD_RATE_WINDOW", 600)
 GOWEB_API_RATE_LIMIT = env_int("GOWEB_API_RATE_LIMIT", 60)
 GOWEB_API_RATE_WINDOW = env_int("GOWEB_API_RATE_WINDOW", 60)
 GOWEB_API_VISIT_BUDGET = env_int("GOWEB_API_VISIT_BUDGET", 10_000)
+GOWEB_PARSE_BUDGET_MS = env_int("GOWEB_PARSE_BUDGET_MS", 10_000)
+GOWEB_PARSE_WINDOW = env_int("GOWEB_PARSE_WINDOW", 60)
 GOWEB_WS_PER_ADDRESS = env_int("GOWEB_WS_PER_ADDRESS", 16)
 GOWEB_WS_MESSAGE_RATE = env_float("GOWEB_WS_MESSAGE_RATE", 10.0, zero=True)
 GOWEB_WS_MESSAGE_BURST = env_int("GOWEB_WS_MESSAGE_BURST", 40)

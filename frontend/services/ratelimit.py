@@ -12,6 +12,7 @@ from django.core.cache import cache
 SCOPES = {
     "api": ("GOWEB_API_RATE_LIMIT", "GOWEB_API_RATE_WINDOW"),
     "api_visits": ("GOWEB_API_VISIT_BUDGET", "GOWEB_API_RATE_WINDOW"),  # counted in visits
+    "parse_ms": ("GOWEB_PARSE_BUDGET_MS", "GOWEB_PARSE_WINDOW"),  # milliseconds of parsing records
     "upload": ("GOWEB_UPLOAD_RATE_LIMIT", "GOWEB_UPLOAD_RATE_WINDOW"),
     "new_game": ("GOWEB_NEW_GAME_RATE_LIMIT", "GOWEB_NEW_GAME_RATE_WINDOW"),
     "session": ("GOWEB_SESSION_RATE_LIMIT", "GOWEB_SESSION_RATE_WINDOW"),
@@ -19,7 +20,7 @@ SCOPES = {
 }
 # What a refusal calls the requests of the scopes that are refused with a sentence (refusal()).
 REQUESTS = {"upload": "uploads", "new_game": "new games", "password": "logins, sign-ups and password changes",
-            "api_visits": "visits searched"}
+            "api_visits": "visits searched", "parse_ms": "milliseconds spent reading game records"}
 
 
 def allow(scope: str, client: str, cost: int = 1) -> bool:
@@ -34,8 +35,18 @@ def allow(scope: str, client: str, cost: int = 1) -> bool:
     limit, window = (getattr(settings, name) for name in SCOPES[scope])
     if limit <= 0:
         return True
-    key = f"ratelimit:{scope}:{client}:{int(time.time() // window)}"
-    return increment(key, window + 1, cost) <= limit
+    return increment(_key(scope, client, window), window + 1, cost) <= limit
+
+
+def spent(scope: str, client: str) -> bool:
+    """Return whether ``client`` has spent ``scope``'s limit in the window, counting nothing."""
+    limit, window = (getattr(settings, name) for name in SCOPES[scope])
+    return limit > 0 and (cache.get(_key(scope, client, window)) or 0) >= limit
+
+
+def _key(scope: str, client: str, window: int) -> str:
+    """Return the cache key of ``client``'s counter of ``scope`` in the window now."""
+    return f"ratelimit:{scope}:{client}:{int(time.time() // window)}"
 
 
 def increment(key: str, timeout: int, delta: int = 1) -> int:
