@@ -391,11 +391,23 @@ class BoardConsumer(JsonConsumer):
         )
 
     async def explore(self, action: Any, *args: Any) -> None:
-        """Run a change of the game tree (:mod:`frontend.services.variations`) and send the tree."""
+        """Run a change of the game tree (:mod:`frontend.services.variations`) and send the tree; a
+        change of the owner's tree is told to the game's other sockets (:meth:`board_tree_changed`)."""
         message, self.private = await self.in_pool(action)(
             self.game_id, self.read_only, self.private, *args
         )
         await self.send_json(message)
+        if action is not variations.show and not self.read_only:
+            event = {"type": "board.tree_changed", "sender": self.channel_name,
+                     "main_line_changed": bool(message.get("main_line_changed"))}
+            with contextlib.suppress(*outage.UNAVAILABLE):  # the change is made: the others reload to see it
+                await self.channel_layer.group_send(notify.board_group(self.game_id), event)
+
+    async def board_tree_changed(self, event: dict) -> None:
+        """Another socket of the owner changed the game tree: tell the page (``tree_changed``), which
+        asks for it again.  A shared review's viewer is not told: the variations it explores are its own."""
+        if not self.read_only and event["sender"] != self.channel_name:
+            await self.send_json({"type": "tree_changed", "main_line_changed": event["main_line_changed"]})
 
     async def on_tree(self) -> None:
         await self.explore(variations.show)
@@ -408,6 +420,9 @@ class BoardConsumer(JsonConsumer):
 
     async def on_promote_branch(self, node: str) -> None:
         await self.explore(variations.promote_branch, node)
+
+    async def on_comment(self, node: str, comment: str) -> None:
+        await self.explore(variations.set_comment, node, comment)
 
 
 class SharedBoardConsumer(BoardConsumer):

@@ -1132,11 +1132,13 @@ def test_a_variation_is_played_analysed_saved_downloaded_deleted_and_promoted(pa
     page.wait_for_function("() => document.getElementById('move-label').textContent !== '3 (variation)'")
     assert int(page.locator("#move-label").inner_text().split()[0]) >= 4
 
-    page.reload()  # saved with the game: the page shows the variation again
+    shown = page.locator("#move-label").inner_text()
+    page.reload()  # saved with the game: the page comes back to the variation's node (its URL says it)
     status_starts(page, "7 moves.")
     page.wait_for_function("() => document.querySelectorAll('#tree .tree-node').length > 8")
-    for key in ("ArrowRight", "ArrowRight", "ArrowRight", "ArrowDown"):
-        page.keyboard.press(key)
+    page.wait_for_function("(text) => document.getElementById('move-label').textContent === text", arg=shown)
+    for _ in range(int(shown.split()[0]) - 3):
+        page.keyboard.press("ArrowLeft")
     assert page.locator("#move-label").inner_text() == "3 (variation)"
     assert page.locator("#played").inner_text().startswith("Next: White")  # the line goes on
     sgf = page.request.get(f"{site.url}/game/{game_id}/sgf").text()
@@ -1147,6 +1149,7 @@ def test_a_variation_is_played_analysed_saved_downloaded_deleted_and_promoted(pa
     assert variation.get("B") == "df" and variation.get("SBKV") is not None  # with its analysis
     assert "Black win rate" in variation.comment
 
+    page.once("dialog", lambda dialog: dialog.accept())  # it asks first
     page.click("#delete-branch")  # the variation goes, and the board shows where it began
     page.wait_for_function("() => document.getElementById('move-label').textContent === '2 / 7'")
     assert page.locator("#tree .tree-node").count() == 8

@@ -35,6 +35,7 @@ MESSAGES: dict[str, dict[str, tuple[type, bool]]] = {
     "branch": {"node": (str, True), "moves": (list, True)},
     "delete_branch": {"node": (str, True)},
     "promote_branch": {"node": (str, True)},
+    "comment": {"node": (str, True), "comment": (str, True)},
 }
 
 # what is answered by this process alone: it neither changes the game nor queues work, so it needs

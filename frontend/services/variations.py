@@ -5,8 +5,9 @@ board.  A node is named on the wire by its line from the start, ``"BE5 WC3 Bpass
 (:func:`parse_node`; ``""`` is the start).  The owner's changes to a finished game are saved in its
 record, the game's SGF, and so is the analysis of each variation's position (its node's ``SBKV``,
 ``SBKS`` and comment, :func:`analysis.review.notes.write_node`), so that the downloaded SGF has
-them.  A share link's viewer explores a copy of the record that the socket keeps (``private``):
-nothing they do reaches the owner's game.  Each function takes the game id, whether the socket is
+them; so are the players' comments the owner writes (:func:`set_comment`), above those lines.  A
+share link's viewer explores a copy of the record that the socket keeps (``private``): nothing
+they do reaches the owner's game.  Each function takes the game id, whether the socket is
 read-only and its copy (None: none yet), and returns the ``tree`` message to send and the copy.
 """
 
@@ -16,6 +17,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.db import transaction
 
 from analysis.go.coords import BLACK, WHITE, CoordinateError, from_gtp, to_gtp
@@ -44,6 +46,7 @@ MAX_LINE = 1000  # moves in a node's name
 MAX_MOVES = 60  # moves played on in one request (a candidate's variation is at most 20)
 MAX_SHOWN = 2000  # nodes of a tree message: a bigger tree (an uploaded joseki file) is cut
 MAX_NODES = 5000  # nodes of a record that variations are still added to
+MAX_COMMENT = 10_000  # characters of a node's players' comment
 MAX_PRIVATE_NODES = 500  # nodes a shared review's viewer may add to its copy of the game's record
 SHOWN_KEPT = 8  # trees as last shown (up to about 1 MB of JSON each), kept for the next viewer asking
 
@@ -243,6 +246,68 @@ def promote_branch(
         return _done(edit, node, main_line_changed=True)
 
 
+def set_comment(
+    game_id: int, read_only: bool, private: GameRecord | None, name: str, text: str
+) -> tuple[dict, GameRecord | None]:
+    """Make ``text`` the players' comment of the node ``name`` of the owner's game, on the main line
+    or a variation ("" removes it): the comment the page shows there (:func:`_commented`), the
+    analysis lines this site wrote into those nodes kept below it.  The ``tree`` message has no
+    ``current`` node: the page stays where it is.
+
+    Raises VariationError for a shared review (read-only), a comment of more than
+    :data:`MAX_COMMENT` characters, or one that would make the record bigger than an upload may be
+    (``GOWEB_MAX_SGF_BYTES``: the downloaded SGF uploads again).
+    """
+    if read_only:
+        raise VariationError("this shared review is read-only: its comments are the owner's")
+    text = text.replace("\r\n", "\n").replace("\r", "\n").strip()
+    if len(text) > MAX_COMMENT:
+        raise VariationError(f"a comment may have at most {MAX_COMMENT} characters: this one has {len(text)}")
+    with _editing(game_id, read_only, private) as edit:
+        first, *rest = _commented(edit.record, _find(edit.record, name))
+        grew = len(text) > len(_shown_comment([first, *rest]))
+        first.set_comment("\n\n".join(part for part in (text, _our_lines(first.comment)) if part))
+        for node in rest:
+            node.set_comment(_our_lines(node.comment))
+        if grew and len(write_sgf(edit.record)) > settings.GOWEB_MAX_SGF_BYTES:
+            raise VariationError(f"the game's record would be over {settings.GOWEB_MAX_SGF_BYTES} bytes, "
+                                 "more than an upload may be: shorten a comment first")
+        return _done(edit, None)
+
+
+def _our_lines(comment: str | None) -> str:
+    """Return the lines of ``comment`` that this site wrote (:mod:`analysis.review.notes`)."""
+    lines = (comment or "").split("\n")
+    return "\n".join(line for line in lines if line.strip() and not without_analysis(line))
+
+
+def _commented(record: GameRecord, node: SgfNode) -> list[SgfNode]:
+    """Return the nodes whose players' comments the page shows as ``node``'s: a variation's node
+    alone; on the main line, as :func:`frontend.services.games.timeline` gathers them, the node
+    (from the record's root for the start) and the nodes without a move that follow it."""
+    if not is_main_line(node):
+        return [node]
+    if node is not anchor(record):
+        return _with_followers(node)
+    nodes = [record.root]
+    while nodes[-1] is not node:
+        nodes.append(nodes[-1].children[0])
+    return [*nodes[:-1], *_with_followers(node)]
+
+
+def _with_followers(node: SgfNode) -> list[SgfNode]:
+    """Return ``node`` and the nodes without a move that follow it on its line (first children)."""
+    nodes = [node]
+    while nodes[-1].children and not nodes[-1].children[0].has_move():
+        nodes.append(nodes[-1].children[0])
+    return nodes
+
+
+def _shown_comment(nodes: Sequence[SgfNode]) -> str:
+    """Return the players' comments of ``nodes`` (not this site's analysis lines), as one text."""
+    return "\n\n".join(comment for node in nodes if (comment := without_analysis(node.comment)))
+
+
 def keep_analysis(game_id: int, message: dict) -> None:
     """Save the position ``analysis`` message of a variation's node (named by its ``node``) into the
     owner's game: its node's ``SBKV``, ``SBKS`` and comment.  Nothing is saved for a node of the
@@ -259,14 +324,15 @@ def keep_analysis(game_id: int, message: dict) -> None:
 def tree_message(game: Game, record: GameRecord, current: SgfNode | None, saved: bool) -> dict:
     """Return the ``tree`` message (docs/protocol.md): every node the board can show, the start
     first, each with its ``move``, ``parent``, ``children`` (the main line first) and ``main``
-    (whether it is on the main line); off the main line also its ``board``, its players'
-    ``comment`` and the ``analysis`` saved in it; ``current``: the index of the node to show (None:
-    the page stays where it is); ``cut``: whether the tree had more than :data:`MAX_SHOWN` nodes,
+    (whether it is on the main line), its players' ``comment`` (:func:`_commented`); off the main
+    line also its ``board`` and the ``analysis`` saved in it; ``current``: the index of the node to
+    show (None: the page stays where it is); ``cut``: whether the tree had more than :data:`MAX_SHOWN` nodes,
     the variations found last left out."""
     _, placed = walk(record, game.rules)
     root = anchor(record)
     index = {id(root): 0}
-    nodes: list[dict] = [{"move": None, "parent": None, "children": [], "main": True}]
+    nodes: list[dict] = [{"move": None, "parent": None, "children": [], "main": True,
+                          "comment": _shown_comment(_commented(record, root))}]
     size = record.size
     cut = False
     for item in placed:
@@ -278,12 +344,14 @@ def tree_message(game: Game, record: GameRecord, current: SgfNode | None, saved:
         main = nodes[parent]["main"] and is_main_line(node, below=item.parent)
         entry = {"move": ["B" if color == BLACK else "W", to_gtp(point, size)], "parent": parent,
                  "children": [], "main": main}
-        if not entry["main"]:
+        if main:
+            entry["comment"] = _shown_comment(_with_followers(node))
+        else:
             position = item.position
             saved_analysis = read_node(node)
             if saved_analysis is not None:
                 saved_analysis["to_play"] = "B" if position.to_play == BLACK else "W"
-            entry.update(board=games.board_string(position), comment=without_analysis(node.comment),
+            entry.update(board=games.board_string(position), comment=_shown_comment([node]),
                          analysis=saved_analysis)
         index[id(node)] = len(nodes)
         nodes[parent]["children"].append(len(nodes))

@@ -12,12 +12,15 @@ import { draw, pointAt } from "./goban.js";
 import { drawGraph, graphLegend } from "./graph.js";
 import { showAnalysis } from "./review/analysis-panel.js";
 import { boardView } from "./review/board-view.js";
+import { CommentBox } from "./review/comment-box.js";
 import { bindNavigation } from "./review/navigation.js";
+import { Place } from "./review/place.js";
 import { Review } from "./review/state.js";
 import { TreeView, drawBranchMarks } from "./review/tree-view.js";
 import { bindBranching } from "./review/variations.js";
 import { whenSettled } from "./review/settle.js";
 import { followWholeGameAnalysis } from "./review/whole-game.js";
+import { releaseMenus } from "./shortcuts.js";
 import { bindWheel } from "./wheel.js";
 
 const TOGGLES = ["show-candidates", "circle-figure", "show-played", "show-ladders", "show-numbers", "show-coords"];
@@ -64,14 +67,18 @@ export function reviewPage(socket, { readOnly }) {
     review.show(node);
     request();
   });
+  const commentBox = new CommentBox(socket, review);
+  const place = new Place();
   const render = () => {
     draw(svg, boardView(review, viewer));
     drawBranchMarks(svg, review);
     $("move-label").textContent = `${review.k} / ${review.last}`;
     $("record-comment").textContent = review.comment;
+    commentBox.show(review);
     showAnalysis(review);
     showGraph();
     treeView.show(review);
+    place.keep(review);
   };
   /** Ask for what the move shown needs (its analysis, its feature plane), once the board settles. */
   const ask = whenSettled(() => {
@@ -113,16 +120,18 @@ export function reviewPage(socket, { readOnly }) {
   bindNavigation(svg, review, go, along);
   bindWheel(svg, (step) => along(review.k + step));
   bindVariations(svg, review, render);
-  bindBranching(socket, svg, review, { showNode: request, go });
+  bindBranching(socket, svg, review, { showNode: request, go, place });
   for (const id of TOGGLES) $(id).onchange = render;
   $("show-territory").onchange = request;
   $("graph-mode").onchange = showGraph;
   for (const id of ["network", "backpred-network", "depth"]) {
     $(id).onchange = () => {
       review.positions.clear();
+      review.variationPositions.clear();
       request();
     };
   }
+  releaseMenus();
   $("heatmap").onchange = () => {
     viewer.show(viewer.active);
     render();

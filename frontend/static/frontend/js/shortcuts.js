@@ -1,7 +1,8 @@
 /**
  * Keyboard shortcuts: keys typed into a form control that uses them are the control's, not the
  * page's. A checkbox uses Space only, so the other keys pressed on it are the page's; a menu's and a
- * text field's keys (arrows among them) stay theirs.
+ * text field's keys (arrows among them) stay theirs, though a menu gives the focus up once a choice
+ * is made in it (releaseMenus), so that the arrows move through the game again.
  */
 
 /** Whether the element `target` uses the key `key` itself. */
@@ -19,5 +20,12 @@ export function addShortcuts(keys) {
       event.preventDefault();
       action();
     }
+  });
+}
+
+/** Take the focus off each menu of the page once a choice is made in it: its keys are the page's again. */
+export function releaseMenus() {
+  document.addEventListener("change", (event) => {
+    if (event.target.matches("select")) event.target.blur();
   });
 }

@@ -81,9 +81,9 @@ export class Review {
     return this.tree.moves(this.node);
   }
 
-  /** The players' comment on the position shown. */
+  /** The players' comment on the position shown: the tree's once it came (edited comments too). */
   get comment() {
-    return this.onMain ? this.timeline.comments[this.k] : this.tree.nodes[this.node].comment ?? "";
+    return this.tree.nodes[this.node].comment ?? (this.onMain ? this.timeline.comments[this.k] : "");
   }
 
   /** The candidate of the move shown whose variation is shown ({move, pv, winrate...}), or null. */

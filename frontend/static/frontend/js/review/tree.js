@@ -92,6 +92,11 @@ export class GameTree {
     }
   }
 
+  /** How many moves node `i` and the nodes after it hold (those that deleting it takes away). */
+  count(i) {
+    return 1 + this.nodes[i].children.reduce((sum, child) => sum + this.count(child), 0);
+  }
+
   /** The child of node `i` playing `vertex`, or undefined. */
   childPlaying(i, vertex) {
     return this.nodes[i].children.find((c) => this.nodes[c].move[1] === vertex);

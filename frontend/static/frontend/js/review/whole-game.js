@@ -44,9 +44,14 @@ export function followWholeGameAnalysis(socket, review, { render, showGraph, go,
     $("progress").value = value;
   };
   /** Whether message `m` is about an analysis of the game as the page shows it (not of moves since
-   * undone or added, whose analysis may still be running). */
+   * undone, added or replaced, maybe in another tab, whose analysis the page does not follow). */
   const ours = (m) => !m.record || m.record === review.timeline.record;
   socket.on("analysis_started", (m) => {
+    if (!ours(m)) {
+      // started by another tab or window on the game as it now stands: its moves are not those shown
+      status("An analysis of the game as it now stands started (from another tab or window): reload the page to follow it.");
+      return;
+    }
     review.entries.length = 0;
     const kept = m.results ?? []; // a cancelled analysis resumed: its positions done stay
     kept.forEach((e) => {
