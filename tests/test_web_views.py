@@ -333,6 +333,7 @@ def test_api_analyze_katago_style(client) -> None:
     root = body["rootInfo"]
     scored = engine.network().info["config"].get("score_head", "")  # the default network's heads
     assert root == {"currentPlayer": "B", "winrate": root["winrate"], "visits": 48,
+                    "utility": round(2 * root["winrate"] - 1, 4),
                     "scoreLead": root["scoreLead"], "scoreStdev": root["scoreStdev"]}
     assert (root["scoreLead"] is None) == (not scored)
     assert all((i["scoreLead"] is None) == (not scored) for i in infos)

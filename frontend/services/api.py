@@ -313,6 +313,7 @@ def response(job: Job, analysis: dict) -> dict:
         "rootInfo": {
             "currentPlayer": analysis["to_play"],
             "winrate": _rate(analysis["winrate"], flip),
+            "utility": round(2 * _rate(analysis["winrate"], flip) - 1, 4),
             "scoreLead": _lead(analysis["score_lead"], flip),
             "scoreStdev": analysis.get("score_stdev"),
             "visits": analysis["visits"],
