@@ -34,3 +34,15 @@ def _no_sockets_counted_open(monkeypatch: pytest.MonkeyPatch) -> None:
     budget = sys.modules.get("frontend.services.socket_budget")
     if budget is not None:
         monkeypatch.setattr(budget, "_addresses", {})
+
+
+@pytest.fixture(autouse=True)
+def _no_requests_counted() -> None:
+    """Start each test with no request counted against any client's limits: the rate limits, the
+    visit and parsing budgets and the login throttle keep their counters in Django's cache (the
+    process's own memory in the tests), and the test client's requests all come from one address,
+    so one test's requests would otherwise count in the next one's (once the web tests imported
+    :mod:`frontend.services.ratelimit`)."""
+    ratelimit = sys.modules.get("frontend.services.ratelimit")
+    if ratelimit is not None:
+        ratelimit.cache.clear()
