@@ -333,14 +333,14 @@ async def api_analyze(request: HttpRequest) -> JsonResponse:
         return JsonResponse({"error": api.NOT_JSON}, status=415)
     try:
         body = api.read_json(request.body)
-    except api.ApiError as e:
+    except api.QueryError as e:
         return JsonResponse(api.error(e), status=400)
     try:
         reply = api.action_reply(body)
         if reply is not None:
             return JsonResponse(reply)
         job = api.parse(body)
-    except api.ApiError as e:
+    except api.QueryError as e:
         return JsonResponse(api.error(e, body), status=400)
     if not await sync_to_async(ratelimit.allow)("api_visits", address, job.query.visits):
         return JsonResponse({"id": job.id, "error": ratelimit.refusal("api_visits")}, status=429)

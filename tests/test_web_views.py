@@ -414,7 +414,7 @@ def test_api_takes_katagos_rule_names(rules: str, superko: bool) -> None:
          "initialStones[2]: the stones at A1 have no liberties"),
         ({"includePolicy": 1}, "'includePolicy' must be a boolean"),
         ({"analyzeTurns": [0, 1]}, "'analyzeTurns' must name one turn: send one query per turn"),
-        ({"analyzeTurns": [3], "moves": [["B", "D4"]]}, "'analyzeTurns' must name a turn from 0 to 1"),
+        ({"analyzeTurns": [3], "moves": [["B", "D4"]]}, "'analyzeTurns' must name turns from 0 to 1"),
         ({"avoidMoves": [{"player": "B", "moves": ["D4"], "untilDepth": 0}]},
          "'avoidMoves': untilDepth must be an integer from 1 to 1000"),
         ({"avoidMoves": [{"player": "X", "moves": ["D4"], "untilDepth": 1}]}, "'avoidMoves': player must be"),
