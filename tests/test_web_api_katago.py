@@ -31,7 +31,7 @@ def test_a_query_not_sent_as_json_is_refused_with_415_and_never_searched(client)
 def test_nan_and_infinity_are_not_json_and_errors_name_the_field_and_echo_the_id(client) -> None:
     response = client.post("/api/analyze", '{"id": NaN, "boardXSize": 9}', content_type="application/json")
     assert response.status_code == 400
-    assert response.json() == {"error": "the body is not valid JSON: NaN is not a JSON number"}
+    assert response.json() == {"error": "the query is not valid JSON: NaN is not a JSON number"}
     huge = client.post("/api/analyze", '{"komi": 1' + "0" * 5000 + "}", content_type="application/json")
     assert huge.status_code == 400 and "digits" in huge.json()["error"]
     status, body = ask(client, {"id": "q7", "moves": [["B", "E5"], ["W", "E5"]], "boardXSize": 9})

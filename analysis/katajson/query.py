@@ -99,9 +99,9 @@ def read_json(raw: bytes | str) -> Any:
     try:
         return json.loads(raw, parse_constant=refuse)
     except RecursionError:
-        raise QueryError("the body is not valid JSON: nested too deep") from None
+        raise QueryError("the query is not valid JSON: nested too deep") from None
     except ValueError as e:
-        raise QueryError(f"the body is not valid JSON: {str(e)[:200]}") from None
+        raise QueryError(f"the query is not valid JSON: {str(e)[:200]}") from None
 
 
 def error(e: QueryError, query: Any = None) -> dict:

@@ -15,7 +15,7 @@ says (its mistakes, the analysed SGF) is in :mod:`analysis.review.report`.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -95,6 +95,7 @@ def position_analysis(
     include_search: bool = False,
     policy: np.ndarray | None = None,
     filters: Sequence[MoveFilter] = (),
+    searching: Callable[[Search], None] | None = None,
 ) -> dict:
     """Search ``position`` for ``visits`` visits (at least the root's own) and return its analysis.
 
@@ -112,7 +113,8 @@ def position_analysis(
 
     The candidates come from ``policy`` when given (another network's), else from the evaluator's.
     ``filters`` keep moves out of the search (KataGo's ``avoidMoves`` and ``allowMoves``), and the
-    root's filtered moves out of the candidates.
+    root's filtered moves out of the candidates.  ``searching`` is given the search before it runs
+    (whose ``stop`` another thread may call: the analysis is then of the visits made).
     An evaluator that can (``bagged``) judges the position itself over the board's 8 symmetries:
     the root's priors and value are bagged (:class:`~analysis.mcts.BaggedRoot`).  Raises whatever
     the evaluator raises.
@@ -120,6 +122,8 @@ def position_analysis(
     size = position.size
     evaluator = _with_bagged_root(evaluator, position)
     search = Search(position, evaluator, SearchConfig.analysis(), filters=filters)
+    if searching is not None:
+        searching(search)
     result = search.run(max_visits=max(1, visits))
     if policy is None:
         policy = evaluator.evaluate([position])[0][0]  # the root's, from the evaluator's cache
@@ -237,6 +241,7 @@ def answer_query(
     evaluator: Evaluator,
     policy_net: Network | None = None,
     backpred: Network | None = None,
+    searching: Callable[[Search], None] | None = None,
 ) -> dict:
     """Return the ``analysis`` message answering ``query`` (see ``docs/protocol.md``):
     :func:`position_analysis` with ``type``, ``move_number`` and ``max_visits`` (the budget
@@ -249,7 +254,8 @@ def answer_query(
     that two passes ended is counted instead of searched
     (:func:`analysis.review.ended.counted_analysis`, whose ownership is the count's).
 
-    Raises ValueError for a query whose position cannot be built, and whatever the evaluator raises.
+    ``searching`` is given the search before it runs (:func:`position_analysis`).  Raises
+    ValueError for a query whose position cannot be built, and whatever the evaluator raises.
     """
     position = query.position()
     policy = policy_net.predict([position], SYMMETRIES).policy[0] if policy_net is not None else None
@@ -261,7 +267,7 @@ def answer_query(
     else:
         analysis = position_analysis(
             position, evaluator, query.visits, include_policy=query.policy, include_search=query.search_moves,
-            policy=policy, filters=query.move_filters(),
+            policy=policy, filters=query.move_filters(), searching=searching,
         )
         analysis.update(root_judgement(evaluator, position, query.ownership))
     heatmap = None
