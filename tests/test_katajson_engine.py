@@ -50,7 +50,7 @@ def test_bad_lines_get_katagos_error_and_the_engine_goes_on() -> None:
         json.dumps({"id": "t", "analyzeTurns": [9]}),
         TooLong(b"x" * 16),
         json.dumps({"id": "x", "action": "fly"}),
-        query(id="ok", reportDuringSearchEvery=0.5),
+        query(id="ok", includePVVisits=True),
     ])
     assert got[0]["error"].startswith("the query is not valid JSON")
     assert got[1] == {"error": "the query is not valid JSON: NaN is not a JSON number"}
@@ -58,7 +58,7 @@ def test_bad_lines_get_katagos_error_and_the_engine_goes_on() -> None:
     assert got[3]["field"] == "analyzeTurns"
     assert got[4] == {"error": f"the line is longer than {MAX_LINE} bytes: not read"}
     assert got[5]["field"] == "action"
-    assert got[6] == {"id": "ok", "warning": "not applied by this engine", "field": "reportDuringSearchEvery"}
+    assert got[6] == {"id": "ok", "warning": "not applied by this engine", "field": "includePVVisits"}
     assert got[7]["id"] == "ok" and got[7]["turnNumber"] == 3
 
 
@@ -126,3 +126,16 @@ def test_reading_and_searching_run_side_by_side() -> None:
     time.sleep(1.0)
     assert '"query_version"' in out.getvalue() and '"long"' not in out.getvalue()  # answered mid-search
     assert done.wait(60)
+
+
+def test_a_search_asked_to_report_during_search_does_so_before_its_final_response() -> None:
+    long = json.dumps({"id": "live", "boardXSize": 19, "maxVisits": 200_000, "reportDuringSearchEvery": 0.2})
+    got = answers(paced(long, 1.5, '{"id": "t", "action": "terminate", "terminateId": "live"}'))
+    live = [r for r in got if r["id"] == "live"]
+    during, final = live[:-1], live[-1]
+    assert len(during) >= 2 and all(r["isDuringSearch"] for r in during) and final["isDuringSearch"] is False
+    visits = [r["rootInfo"]["visits"] for r in live]
+    assert visits == sorted(visits) and visits[0] < visits[-1]
+    assert all(r["moveInfos"] and r["turnNumber"] == 0 for r in live)
+    bad = answers([query(id="b", reportDuringSearchEvery=0)])
+    assert bad[0]["field"] == "reportDuringSearchEvery"

@@ -37,7 +37,7 @@ def response(job: Job, analysis: dict, during_search: bool = False) -> dict:
             "scoreStdev": analysis.get("score_stdev"),
             "visits": analysis["visits"],
         },
-        "ladders": analysis["ladders"],
+        "ladders": analysis.get("ladders"),
     }
     warnings = []
     if job.requested_visits > job.query.visits:

@@ -9,7 +9,9 @@ by one worker thread, while the reading thread answers the ``action`` queries at
   ``turnNumbers``): the turns not begun answer ``{"id", "turnNumber", "isDuringSearch": false,
   "noResults": true}``, the one being searched stops and answers with the visits made.
 
-Every response is one line; an error is ``{"error", "field", "id"}`` and the engine goes on.  When
+With ``reportDuringSearchEvery``, a turn's search is reported every so many seconds with
+``"isDuringSearch": true`` before its final response.  Every response is one line; an error is
+``{"error", "field", "id"}`` and the engine goes on.  When
 the input ends, the turns queued are searched and answered, then :meth:`AnalysisEngine.run`
 returns.  Fields of KataGo's that are not applied here get a ``{"id", "warning", "field"}`` line.
 """
@@ -32,8 +34,8 @@ from analysis.nets.zoo import Zoo, shipped
 from analysis.review import networks
 from analysis.review.analyze import answer_query
 
-UNAPPLIED = ("reportDuringSearchEvery", "priority", "priorities", "includeOwnershipStdev",
-             "includeMovesOwnership", "includePVVisits", "analysisPVLen")  # fields read but not applied
+UNAPPLIED = ("priority", "priorities", "includeOwnershipStdev", "includeMovesOwnership", "includePVVisits",
+             "analysisPVLen")  # KataGo's fields read but not applied here
 
 
 @dataclass
@@ -161,7 +163,12 @@ class AnalysisEngine:
                 if self._terminated.covers(number, job):
                     tree.stop()
 
-        analysis = answer_query(query, self._evaluator(search.path), policy_net, searching=searching)
+        def report(analysis: dict) -> None:
+            self._write(response(job, analysis, during_search=True))
+
+        progress = report if job.report_every is not None else None
+        analysis = answer_query(query, self._evaluator(search.path), policy_net, searching=searching,
+                                progress=progress, every=job.report_every or 1.0)
         return response(job, analysis)
 
     def _evaluator(self, path: Any) -> NetEvaluator:

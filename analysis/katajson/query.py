@@ -70,7 +70,8 @@ class Limits:
 class Job:
     """One turn of a checked query: its ``id``, the position query to answer, whether to include
     the policy, the visits asked for (``query.visits`` is that, capped), the side the answer's
-    figures are seen from, and the overrideSettings not applied."""
+    figures are seen from, the overrideSettings not applied, and the seconds between the reports
+    asked during the search (None: the final one only)."""
 
     id: Any
     query: PositionQuery
@@ -78,6 +79,7 @@ class Job:
     requested_visits: int
     perspective: str = "SIDETOMOVE"
     ignored: tuple[str, ...] = ()
+    report_every: float | None = None  # reportDuringSearchEvery: seconds between reports during the search
 
     @property
     def turn(self) -> int:
@@ -273,6 +275,16 @@ def _settings(query: dict) -> tuple[str, tuple[str, ...]]:
     return side.upper(), ignored
 
 
+def _report_every(query: dict) -> float | None:
+    """Return the query's ``reportDuringSearchEvery`` in seconds (None: not asked); raises
+    QueryError for one that is not a positive number of at most a day."""
+    every = _get(query, "reportDuringSearchEvery", (int, float, type(None)), None, "a number of seconds")
+    if every is not None and not 0.01 <= every <= 86_400:
+        raise QueryError("'reportDuringSearchEvery' must be between 0.01 and 86400 seconds",
+                         "reportDuringSearchEvery")
+    return None if every is None else float(every)
+
+
 def parse(query: Any, limits: Limits, pick: PickNetwork) -> list[Job]:
     """Check one analysis query and return its jobs, one per turn; raises QueryError for a
     malformed query or an illegal move (every move is checked, the turns analysed or not).
@@ -314,5 +326,6 @@ def parse(query: Any, limits: Limits, pick: PickNetwork) -> list[Job]:
     except ValueError as e:
         field = "initialStones" if str(e).startswith("initialStones") else "moves"
         raise QueryError(str(e), field) from None
+    every = _report_every(query)
     return [Job(query.get("id"), replace(whole, moves=whole.moves[:turn], move_number=turn), include_policy,
-                visits, perspective, ignored) for turn in turns]
+                visits, perspective, ignored, every) for turn in turns]

@@ -23,7 +23,7 @@ import numpy as np
 from analysis.go.coords import BLACK, to_gtp
 from analysis.go.position import Position
 from analysis.go.ruled import apply_rules
-from analysis.mcts import BaggedRoot, Candidate, Evaluator, MoveFilter, Search, SearchConfig
+from analysis.mcts import BaggedRoot, Candidate, Evaluator, MoveFilter, Search, SearchConfig, SearchResult
 from analysis.mcts.restrict import filtered_legal
 from analysis.review.ended import counted_analysis, ended
 from analysis.review.policy import SYMMETRIES, shown_policy
@@ -96,6 +96,8 @@ def position_analysis(
     policy: np.ndarray | None = None,
     filters: Sequence[MoveFilter] = (),
     searching: Callable[[Search], None] | None = None,
+    progress: Callable[[dict], None] | None = None,
+    every: float = 1.0,
 ) -> dict:
     """Search ``position`` for ``visits`` visits (at least the root's own) and return its analysis.
 
@@ -114,23 +116,51 @@ def position_analysis(
     The candidates come from ``policy`` when given (another network's), else from the evaluator's.
     ``filters`` keep moves out of the search (KataGo's ``avoidMoves`` and ``allowMoves``), and the
     root's filtered moves out of the candidates.  ``searching`` is given the search before it runs
-    (whose ``stop`` another thread may call: the analysis is then of the visits made).
+    (whose ``stop`` another thread may call: the analysis is then of the visits made).  With
+    ``progress``, the analysis so far (without the policy) is given to it every ``every`` seconds
+    of the search (KataGo's ``reportDuringSearchEvery``), the last one before the search ends.
     An evaluator that can (``bagged``) judges the position itself over the board's 8 symmetries:
     the root's priors and value are bagged (:class:`~analysis.mcts.BaggedRoot`).  Raises whatever
     the evaluator raises.
     """
-    size = position.size
     evaluator = _with_bagged_root(evaluator, position)
     search = Search(position, evaluator, SearchConfig.analysis(), filters=filters)
     if searching is not None:
         searching(search)
-    result = search.run(max_visits=max(1, visits))
     if policy is None:
-        policy = evaluator.evaluate([position])[0][0]  # the root's, from the evaluator's cache
+        policy = evaluator.evaluate([position])[0][0]  # the root's, kept in the evaluator's cache
     ideas = policy
     if filters:
         allowed = filtered_legal(np.ones(policy.size, dtype=bool), filters, position.to_play, 0)
         ideas = np.where(allowed, policy, 0.0)
+
+    def summary(result: SearchResult) -> dict:
+        return _summary(result, position, policy, ideas, top, include_search)
+
+    report = None if progress is None else lambda result: progress(summary(result))
+    analysis = summary(_searched(search, visits, report, every))
+    if include_policy:
+        analysis["policy"] = shown_policy(policy)
+    return analysis
+
+
+def _searched(search: Search, visits: int, report: Callable[[SearchResult], None] | None, every: float
+              ) -> SearchResult:
+    """Run ``search`` for ``visits`` visits (at least the root's own) and return its last result;
+    with ``report``, give it the snapshot so far every ``every`` seconds before that."""
+    snapshots = search.iterate(max_visits=max(1, visits), every_seconds=every if report is not None else None)
+    last = next(snapshots)
+    for snapshot in snapshots:
+        assert report is not None  # without it the search yields its last result alone
+        report(last)
+        last = snapshot
+    return last
+
+
+def _summary(result: SearchResult, position: Position, policy: np.ndarray, ideas: np.ndarray, top: int,
+             include_search: bool) -> dict:
+    """Return the analysis of :func:`position_analysis` (without the policy) from ``result``."""
+    size = position.size
     analysis = {
         "to_play": "B" if position.to_play == BLACK else "W",
         "winrate": round(result.winrate, 4),
@@ -146,8 +176,6 @@ def position_analysis(
             _move_info(c.move, rank, float(policy[c.move]), c, size)
             for rank, c in enumerate(result.candidates)
         ]
-    if include_policy:
-        analysis["policy"] = shown_policy(policy)
     return analysis
 
 
@@ -242,6 +270,8 @@ def answer_query(
     policy_net: Network | None = None,
     backpred: Network | None = None,
     searching: Callable[[Search], None] | None = None,
+    progress: Callable[[dict], None] | None = None,
+    every: float = 1.0,
 ) -> dict:
     """Return the ``analysis`` message answering ``query`` (see ``docs/protocol.md``):
     :func:`position_analysis` with ``type``, ``move_number`` and ``max_visits`` (the budget
@@ -254,7 +284,8 @@ def answer_query(
     that two passes ended is counted instead of searched
     (:func:`analysis.review.ended.counted_analysis`, whose ownership is the count's).
 
-    ``searching`` is given the search before it runs (:func:`position_analysis`).  Raises
+    ``searching`` is given the search before it runs, and ``progress`` the analysis so far every
+    ``every`` seconds of it (:func:`position_analysis`).  Raises
     ValueError for a query whose position cannot be built, and whatever the evaluator raises.
     """
     position = query.position()
@@ -267,7 +298,7 @@ def answer_query(
     else:
         analysis = position_analysis(
             position, evaluator, query.visits, include_policy=query.policy, include_search=query.search_moves,
-            policy=policy, filters=query.move_filters(), searching=searching,
+            policy=policy, filters=query.move_filters(), searching=searching, progress=progress, every=every,
         )
         analysis.update(root_judgement(evaluator, position, query.ownership))
     heatmap = None
