@@ -193,3 +193,19 @@ def test_a_withheld_move_leaves_the_root_with_its_visits() -> None:
     search.advance(result.best)  # a new root: nothing is withheld there
     search.run(max_visits=20)
     assert position.pass_point in search.root.moves
+
+
+def test_the_rules_level_answers_a_pass_on_a_settled_board_it_wins_with_a_pass() -> None:
+    ahead = Position.from_diagram(FINISHED, komi=0.5, to_play=WHITE)
+    ahead.pass_move()  # White passes; Black leads by 8.5
+    decision = Bot(get_level("rules"), None, resign_threshold=0).choose(ahead)
+    assert decision.move == ahead.pass_point and "settled" in decision.reason
+
+
+def test_the_rules_level_behind_on_a_settled_board_resigns_after_the_opponents_passes() -> None:
+    behind = Position.from_diagram(FINISHED, komi=20.5, to_play=WHITE)  # White wins by 11.5
+    behind.pass_move()
+    player = Bot(get_level("rules"), None, resign_moves=3)
+    decisions = [player.choose(behind.copy()) for _ in range(3)]
+    assert [d.move is None for d in decisions] == [False, False, True]  # the third pass: resigned
+    assert "passed 3 times with us behind" in decisions[-1].reason

@@ -142,7 +142,7 @@ class Bot:
         """
         start = time.perf_counter()
         if self.level.kind == "rules":
-            return Decision(choose_rules_move(position, position.to_play, self.rng), reason="rules")
+            return self._rules(position)
         may_pass = True
         if self._opponent_passed(position):
             board = settlement(position, self._net_ownership(position))
@@ -153,6 +153,19 @@ class Bot:
         if self.level.kind == "mcts":
             return self._search(position, start, seconds, callback, every_seconds, may_pass)
         return self._policy(position, may_pass)
+
+    def _rules(self, position: Position) -> Decision:
+        """Return the rules level's decision: after the opponent's pass, a pass (or a resignation) as
+        the other levels answer one (:meth:`_answer_to_a_pass`, on the playouts' settlement); else
+        its rules' move, or a pass where that move would only fill its own settled territory."""
+        if self._opponent_passed(position):
+            ended = self._answer_to_a_pass(position, settlement(position))
+            if ended is not None:
+                return ended
+        move = choose_rules_move(position, position.to_play, self.rng)
+        if pointless_fill(position, move):
+            return Decision(position.pass_point, reason=FILL_REASON)
+        return Decision(move, reason="rules")
 
     def _policy(self, position: Position, may_pass: bool = True) -> Decision:
         """Return the policy levels' decision: the net's top or sampled move, never into an own eye;
