@@ -19,7 +19,7 @@ RESULT = re.compile(r"[BW]\+\d+(\.\d+)?|0")
 
 
 @pytest.mark.parametrize(("our_color", "seed"), [("black", 1), ("white", 2)])
-def test_full_game_against_gnugo_ends_with_two_passes(
+def test_full_game_against_gnugo_ends_with_two_passes_or_our_resignation(
     our_color: str, seed: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(ROOT)
@@ -34,11 +34,16 @@ def test_full_game_against_gnugo_ends_with_two_passes(
         history: list[str] = []
         while len(history) < MAX_MOVES and history[-2:] != ["pass", "pass"]:
             vertex = players[color].send(f"genmove {color}").lower()
-            players[other].send(f"play {color} {vertex}")  # raises GtpError if it is illegal there
             history.append(vertex)
+            if vertex == "resign":  # the rules level, behind on a settled board after GNU Go's passes
+                break
+            players[other].send(f"play {color} {vertex}")  # raises GtpError if it is illegal there
             color, other = other, color
-        assert history[-2:] == ["pass", "pass"], f"no two passes after {len(history)} moves"
+        ended = history[-2:] == ["pass", "pass"] or history[-1] == "resign"
+        assert ended, f"no two passes nor a resignation after {len(history)} moves"
         ours, theirs = we.send("final_score"), they.send("final_score")
     assert RESULT.fullmatch(ours), ours
     assert RESULT.fullmatch(theirs), theirs
+    if history[-1] == "resign":  # only we resign, and only a game we lose on GNU Go's count too
+        assert players[color] is we and theirs.startswith("W" if our_color == "black" else "B")
     assert len(history) <= MAX_MOVES

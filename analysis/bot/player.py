@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from analysis.bot.eye_safe import EyeSafeEvaluator
+from analysis.bot.eye_safe import EyeSafeEvaluator, keep_out_of_blunders
 from analysis.bot.levels import Level
 from analysis.bot.resign import resign_threshold
 from analysis.bot.settled import Settlement, settlement
@@ -168,18 +168,16 @@ class Bot:
         return Decision(move, reason="rules")
 
     def _policy(self, position: Position, may_pass: bool = True) -> Decision:
-        """Return the policy levels' decision: the net's top or sampled move, never into an own eye;
+        """Return the policy levels' decision: the net's top or sampled move, never into an own eye
+        nor a bad self-atari (:func:`~analysis.bot.eye_safe.keep_out_of_blunders`);
         unless ``may_pass``, a pass only when nothing sensible is left."""
-        color = position.to_play
         prediction = self.net.predict([position])
         p = prediction.policy[0]
         win = float(prediction.value[0]) if prediction.value is not None else None
         if win is not None and self._hopeless(win, position):
             return Decision(None, win, "resign")
         candidates = p.copy()
-        for point in np.flatnonzero(candidates[:-1]):
-            if position.is_eye(int(point), color):
-                candidates[point] = 0
+        keep_out_of_blunders(position, candidates)
         if not may_pass:
             candidates[-1] = 0
         if candidates[:-1].sum() <= 0 or candidates.argmax() == position.pass_point:
