@@ -78,7 +78,8 @@ REAL = "(;SZ[9]KM[7];B[ee];W[cg];B[gc];W[gf];B[ff];W[fg];B[eg];W[gg];B[ch];W[bg]
 def test_the_compare_page_gives_a_move_the_prior_and_rank_the_review_gives_it() -> None:
     """Both pages show the network's policy over the 8 symmetries, ranked by the priors as shown."""
     from analysis.review import networks
-    from analysis.review.analyze import game_positions, move_rank, position_analysis
+    from analysis.review.analyze import game_positions, position_analysis
+    from analysis.review.policy import move_rank
 
     record = read_sgf(REAL)
     network, evaluator = networks.network(), networks.search_evaluator()

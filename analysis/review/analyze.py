@@ -26,7 +26,8 @@ from analysis.go.ruled import apply_rules
 from analysis.mcts import BaggedRoot, Candidate, Evaluator, MoveFilter, Search, SearchConfig, SearchResult
 from analysis.mcts.restrict import filtered_legal
 from analysis.review.ended import counted_analysis, ended
-from analysis.review.policy import SYMMETRIES, shown_policy
+from analysis.review.ladder_network import flag_disagreements
+from analysis.review.policy import SYMMETRIES, move_rank, shown_policy
 from analysis.review.query import PositionQuery
 from analysis.sgf import GameRecord, replay
 from analysis.sgf.read import play_recorded
@@ -179,11 +180,6 @@ def _summary(result: SearchResult, position: Position, policy: np.ndarray, ideas
     return analysis
 
 
-def move_rank(policy: np.ndarray, point: int) -> int:
-    """Return the 1-based rank of ``point`` in ``policy`` (ties share the better rank)."""
-    return int((policy > policy[point]).sum()) + 1
-
-
 def game_positions(
     record: GameRecord, start: int = 0, rules: str | None = None, *, copies: bool = True
 ) -> Iterator[tuple[Position, tuple[int, int] | None]]:
@@ -275,8 +271,10 @@ def answer_query(
 ) -> dict:
     """Return the ``analysis`` message answering ``query`` (see ``docs/protocol.md``):
     :func:`position_analysis` with ``type``, ``move_number`` and ``max_visits`` (the budget
-    asked), the ``ladders`` overlay (or None), the ``backpred`` heatmap (None without a
-    back-prediction network or a move), and the evaluator's :func:`root_judgement`
+    asked), the ``ladders`` overlay (or None), each string with the network's view of it
+    (:func:`analysis.review.ladder_network.flag_disagreements`: the policy the candidates come
+    from), the ``backpred`` heatmap (None without a back-prediction network or a move) and the
+    ``backpred_network`` asked that made it ("" without one), and the evaluator's :func:`root_judgement`
     (``score_stdev``, and ``ownership`` when the query asks), and the query's ``node`` when it
     names one.  ``policy_net`` gives the
     candidates and policy instead of the evaluator's network (a next-move network without a
@@ -304,12 +302,17 @@ def answer_query(
     heatmap = None
     if query.backpred and backpred is not None and position.moves:
         heatmap = backpred_heatmap(backpred, position)
+    ladders = ladder.overlay(position) if query.ladders else None
+    if ladders is not None and ladders["strings"]:
+        root_policy = policy if policy is not None else evaluator.evaluate([position])[0][0]
+        flag_disagreements(ladders, position, np.asarray(root_policy))
     return {
         "type": "analysis",
         "move_number": query.move_number,
         "max_visits": query.visits,
         **analysis,
-        "ladders": ladder.overlay(position) if query.ladders else None,
+        "ladders": ladders,
         "backpred": heatmap,
+        "backpred_network": query.backpred_network if heatmap is not None else "",
         **({"node": query.node} if query.node else {}),
     }

@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from analysis.go.coords import to_gtp
-from analysis.review.analyze import game_positions, move_rank
-from analysis.review.policy import SYMMETRIES, shown_policy
+from analysis.review.analyze import game_positions
+from analysis.review.policy import SYMMETRIES, move_rank, shown_policy
 from analysis.sgf import GameRecord
 
 if TYPE_CHECKING:

@@ -17,3 +17,8 @@ SYMMETRIES = 8
 def shown_policy(policy: np.ndarray) -> list[float]:
     """Return ``policy`` (one position's priors) with each prior rounded to ``POLICY_DIGITS`` decimals."""
     return [round(float(p), POLICY_DIGITS) for p in policy]
+
+
+def move_rank(policy: np.ndarray, point: int) -> int:
+    """Return the 1-based rank of ``point`` in ``policy`` (ties share the better rank)."""
+    return int((policy > policy[point]).sum()) + 1

@@ -1,6 +1,7 @@
 /**
  * The ladder overlay (`analysis.ladder.overlay`, docs/protocol.md): strings in a ladder with the
- * chase's path and the escape move, and the ladder breakers; `ladderText` says the same in words.
+ * chase's path and the escape move, the ladder breakers, and a dashed red ring where the network
+ * disagrees with the ladder search; `ladderText` says the same in words.
  */
 
 import { fromGtp } from "./coords.js";
@@ -29,11 +30,23 @@ function drawLadderString(g, s, n) {
     const p = fromGtp(s.saving_move, n);
     el("rect", { x: p.col - 0.22, y: p.row - 0.22, width: 0.44, height: 0.44, class: "ladder-escape" }, g);
   }
+  if (s.network?.disagrees) {
+    const p = fromGtp(s.network.move, n);
+    el("circle", { cx: p.col, cy: p.row, r: 0.42, class: "ladder-disagrees" }, g);
+  }
+}
+
+/** Where the network disagrees with the ladder search about `s`, in words ("" where it agrees). */
+function disagreement(s) {
+  const view = s.network;
+  return view?.disagrees ? ` — ${view.why} (${view.move} is its #${view.rank} move)` : "";
 }
 
 /** The ladder overlay in words: each string's colour, first stone, status and breakers. */
 export function ladderText(overlay) {
   if (!overlay.strings.length) return "No string is in a ladder.";
   const breakers = (s) => (s.breakers.length ? ` (breakers ${s.breakers.join(" ")})` : "");
-  return overlay.strings.map((s) => `${s.color} ${s.stones[0]}: ${s.status}${breakers(s)}`).join("; ");
+  return overlay.strings
+    .map((s) => `${s.color} ${s.stones[0]}: ${s.status}${breakers(s)}${disagreement(s)}`)
+    .join("; ");
 }
