@@ -262,7 +262,7 @@ def compare_networks(
             loaded = Game.objects.get(pk=game_id)
             networks = {name: engine.network(name) for name in names}
             result = compare.compare_networks(
-                games.record_of(loaded), networks, loaded.rules, board.search_choices(game_id)
+                games.record_of(loaded), networks, loaded.rules, board.search_views(game_id)
             )
     except Withdrawn:
         return {"skipped": "the request was withdrawn"}

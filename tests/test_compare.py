@@ -10,7 +10,7 @@ import numpy as np
 from analysis.go.coords import from_gtp
 from analysis.go.position import Position
 from analysis.nets.inference import Prediction
-from analysis.review.compare import compare_networks
+from analysis.review.compare import SearchView, compare_networks
 from analysis.sgf import read_sgf
 
 GAME = "(;SZ[9]KM[7];B[ee];W[cc];B[gc];W[aa])"  # E5 C7 G7 A9
@@ -61,14 +61,27 @@ def test_the_per_game_table_counts_the_moves_played_in_each_top_k() -> None:
     assert b["top1"] == 0.0 and b["top1"] <= b["top5"] <= b["top10"]
 
 
-def test_the_search_disagreements_come_from_the_whole_game_analysis() -> None:
-    a = Ranking(["E5", "C7", "G7"])
-    search = ["E5", "D4", "G7", None]
-    result = compare_networks(read_sgf(GAME), {"a": a, "b": Ranking(["C7"])}, search_best=search)
-    assert result["positions"][1]["search"] == "D4"
-    assert result["surprises"]["a"]["search_disagrees"] == [1]
+def test_the_searchs_surprises_are_what_it_found_against_the_policy_and_what_it_rejected() -> None:
+    a = Ranking(["E5", "C7", "G7"])  # D4 comes far down a's list
+    search = [
+        SearchView("E5", {"E5": 0.5}),  # agrees
+        SearchView("D4", {"D4": 0.6, "C7": 0.58}),  # found D4 against a's policy; C7 close enough
+        SearchView("C3", {"C3": 0.7, "G7": 0.6}),  # rejected a's G7 (10% worse), found C3 (far down)
+        SearchView("B2", {"B2": 0.4}),  # a's first choice was not even searched
+    ]
+    result = compare_networks(read_sgf(GAME), {"a": a, "b": Ranking(["C7"])}, searched=search)
+    assert [p["search"] for p in result["positions"]] == ["E5", "D4", "C3", "B2", None]
+    surprises = result["surprises"]["a"]
+    assert surprises["search_found"] == [1, 2, 3] and surprises["search_rejected"] == [2, 3]
     table = result["summary"]["a"]
-    assert table["searched"] == 3 and table["agree_with_search"] == round(2 / 3, 4)
+    assert table["searched"] == 4 and table["agree_with_search"] == 0.25
+
+
+def test_a_whole_game_analysis_entry_gives_the_searchs_view() -> None:
+    entry = {"best": "D4", "candidates": [{"move": "D4", "winrate": 0.61}, {"move": "Q16", "winrate": None}]}
+    view = SearchView.of_entry(entry)
+    assert view == SearchView("D4", {"D4": 0.61})
+    assert view.rejects("Q16") and not view.rejects("D4")
 
 
 # A 9x9 opening with a fight, as the compare and review pages replay it.

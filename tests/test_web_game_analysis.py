@@ -161,12 +161,12 @@ def test_an_analysis_belongs_to_the_record_it_analysed_and_stops_when_the_game_c
     games.play(games.load(Game.objects.get(pk=game.pk)), "W", "C3")
     analysis_id, _ = board.start_game_analysis(game.pk, "session:o")
     game_analysis.run_chunk(analysis_id, FavouriteEvaluator(0), chunk=2)  # 2 of the 3 positions
-    assert board.analysis_state(game.pk)["results"] and board.search_choices(game.pk)
+    assert board.analysis_state(game.pk)["results"] and board.search_views(game.pk)
     board.undo(game.pk)
     board.human_move(game.pk, "D6")  # as many moves, another game
     with pytest.raises(games.GameError, match="the game changed while it was analysed: analyse it again"):
         game_analysis.run_chunk(analysis_id, FavouriteEvaluator(0), chunk=2)
-    assert board.analysis_state(game.pk) is None and board.search_choices(game.pk) == []
+    assert board.analysis_state(game.pk) is None and board.search_views(game.pk) == []
     board.undo(game.pk)
     board.human_move(game.pk, "D6")
     # while the outdated one still reads as running and holds the user's one slot

@@ -14,6 +14,7 @@ from django.db import transaction
 
 from analysis.features import FEATURE_SETS, extract
 from analysis.go.coords import to_gtp
+from analysis.review.compare import SearchView
 from analysis.review.query import PositionQuery
 from analysis.sgf import GameRecord, replay
 from analysis.sgf.tree import position_after
@@ -247,12 +248,13 @@ def request_estimate(
     return query, jobs.request(owner, jobs.Kind.POSITION, query, replace=False, address=address)
 
 
-def search_choices(game_id: int) -> list[str | None]:
-    """Return the search's choice at each position from the game's latest whole-game analysis
-    (as far as it went), or an empty list when there is none of the game as it stands."""
+def search_views(game_id: int) -> list[SearchView]:
+    """Return the search's view of each position (its choice and the win rates of the moves it
+    searched) from the game's latest whole-game analysis (as far as it went), or an empty list
+    when there is none of the game as it stands."""
     game = Game.objects.get(pk=game_id)
     latest = game_analysis.latest_of(game, games.record_of(game), with_results=True)
-    return [entry.get("best") for entry in latest.results] if latest is not None else []
+    return [SearchView.of_entry(entry) for entry in latest.results] if latest is not None else []
 
 
 def request_analysis(

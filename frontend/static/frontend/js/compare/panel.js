@@ -68,9 +68,23 @@ function picked(state, filter) {
     either: [...s[a].outside_top10, ...s[b].outside_top10],
     a: s[a].outside_top10,
     b: s[b].outside_top10,
-    search: [...s[a].search_disagrees, ...s[b].search_disagrees],
+    found: [...s[a].search_found, ...s[b].search_found],
+    rejected: [...s[a].search_rejected, ...s[b].search_rejected],
   };
   return [...new Set(sets[filter])].sort((x, y) => x - y);
+}
+
+/** Which networks the search surprised at move `k`, and how (" (found against a; rejected b's E5)"). */
+function whose(state, k) {
+  const s = state.result.surprises;
+  const parts = state.result.networks.flatMap((name) => {
+    const first = state.result.positions[k].nets[name].top[0]?.move;
+    return [
+      ...(s[name].search_found.includes(k) ? [`found against ${name}`] : []),
+      ...(s[name].search_rejected.includes(k) ? [`rejected ${name}'s ${first}`] : []),
+    ];
+  });
+  return parts.length ? ` (${parts.join("; ")})` : "";
 }
 
 /** List the surprising moves the filter picks; a click shows the position before the move. */
@@ -79,7 +93,8 @@ export function showSurprises(state, go) {
   ol.replaceChildren();
   const moves = picked(state, $("surprise-filter").value);
   if (!moves.length) {
-    const none = $("surprise-filter").value === "search" && !state.result.summary[state.result.networks[0]].searched;
+    const bySearch = ["found", "rejected"].includes($("surprise-filter").value);
+    const none = bySearch && !state.result.summary[state.result.networks[0]].searched;
     ol.appendChild(Object.assign(document.createElement("li"), {
       textContent: none ? "Analyse the whole game on the review page to compare with the search." : "None.",
     }));
@@ -88,7 +103,7 @@ export function showSurprises(state, go) {
   for (const k of moves) {
     const entry = state.result.positions[k];
     const ranks = state.result.networks.map((name) => `${name} #${entry.nets[name].played_rank}`).join(", ");
-    const search = entry.search ? ` · search ${entry.search}` : "";
+    const search = entry.search ? ` · search ${entry.search}${whose(state, k)}` : "";
     const link = Object.assign(document.createElement("a"), {
       href: "#",
       textContent: `move ${k + 1}: ${entry.played} (${ranks})${search}`,
