@@ -8,11 +8,12 @@ from __future__ import annotations
 import io
 import json
 import os
+import queue
 import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 
 from analysis.gtp.stream import MAX_LINE, TooLong
 from analysis.katajson.engine import AnalysisEngine
@@ -62,38 +63,63 @@ def test_bad_lines_get_katagos_error_and_the_engine_goes_on() -> None:
     assert got[7]["id"] == "ok" and got[7]["turnNumber"] == 3
 
 
-def paced(*steps: str | float) -> Iterator[str]:
-    """Yield the lines of ``steps``, sleeping where a step is a number of seconds."""
-    for step in steps:
-        if isinstance(step, str):
-            yield step
-        else:
-            time.sleep(step)
+class Driven:
+    """An engine running in a thread on lines sent one at a time, its output read as it comes."""
+
+    def __init__(self) -> None:
+        self.out, self.lines = io.StringIO(), queue.Queue()
+        lines = iter(self.lines.get, None)
+        self.thread = threading.Thread(target=AnalysisEngine(self.out, LIMITS).run, args=(lines,))
+        self.thread.start()
+
+    def send(self, *lines: str) -> None:
+        for line in lines:
+            self.lines.put(line)
+
+    def wait_for(self, text: str, times: int = 1) -> None:
+        """Wait until ``text`` was written ``times`` times (the first search loads the network)."""
+        deadline = time.monotonic() + 120
+        while self.out.getvalue().count(text) < times and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert self.out.getvalue().count(text) >= times, self.out.getvalue()[-500:]
+
+    def end(self) -> list[dict]:
+        """End the input, wait for the engine and return everything it wrote."""
+        self.lines.put(None)
+        self.thread.join(120)
+        assert not self.thread.is_alive()
+        return [json.loads(line) for line in self.out.getvalue().splitlines()]
+
+
+LONG = json.dumps({"id": "long", "boardXSize": 19, "maxVisits": 200_000, "reportDuringSearchEvery": 0.1})
+RUNNING = '"isDuringSearch": true'  # a report of the long search: it is running
 
 
 def test_terminate_stops_the_running_search_and_answers_turns_not_begun_with_no_results() -> None:
-    long = json.dumps({"id": "long", "boardXSize": 19, "maxVisits": 200_000, "analyzeTurns": [0]})
-    queued = query(id="queued", analyzeTurns=[1, 2])
-    started = time.monotonic()
+    engine = Driven()
+    engine.send(LONG, query(id="queued", analyzeTurns=[1, 2]))
+    engine.wait_for(RUNNING)
     first = '{"id": "t1", "action": "terminate", "terminateId": "long"}'
     second = '{"id": "t2", "action": "terminate", "terminateId": "queued", "turnNumbers": [2]}'
-    got = answers(paced(long, queued, 1.5, first, second))
-    assert time.monotonic() - started < 60
+    engine.send(first, second)
+    got = [r for r in engine.end() if not r.get("isDuringSearch")]
     by_id = {(r["id"], r.get("turnNumber")): r for r in got}
     assert by_id[("t1", None)] == {"id": "t1", "action": "terminate", "terminateId": "long"}
     assert by_id[("t2", None)] == {**json.loads(second), "turnNumbers": [2]}
     stopped = by_id[("long", 0)]
-    assert stopped["isDuringSearch"] is False and 1 <= stopped["rootInfo"]["visits"] < 200_000
+    assert 1 <= stopped["rootInfo"]["visits"] < 200_000
     assert by_id[("queued", 1)]["rootInfo"]["visits"] == 8  # not named: searched
     assert by_id[("queued", 2)] == {"id": "queued", "isDuringSearch": False, "turnNumber": 2,
                                     "noResults": True}
 
 
 def test_terminate_all_names_only_what_was_queued_before_it_and_clear_cache_is_acknowledged() -> None:
-    long = json.dumps({"id": "long", "boardXSize": 19, "maxVisits": 200_000})
-    got = answers(paced(long, query(id="before"), 1.0, '{"id": "all", "action": "terminate_all"}',
-                        query(id="after"), '{"id": "c", "action": "clear_cache"}'))
-    by_id = {r["id"]: r for r in got}
+    engine = Driven()
+    engine.send(LONG, query(id="before"))
+    engine.wait_for(RUNNING)
+    stop, clear = '{"id": "all", "action": "terminate_all"}', '{"id": "c", "action": "clear_cache"}'
+    engine.send(stop, query(id="after"), clear)
+    by_id = {r["id"]: r for r in engine.end() if not r.get("isDuringSearch")}
     assert by_id["all"] == {"id": "all", "action": "terminate_all"}
     assert by_id["c"] == {"id": "c", "action": "clear_cache"}
     assert by_id["long"]["rootInfo"]["visits"] < 200_000 and by_id["before"].get("noResults") is True
@@ -115,27 +141,28 @@ def test_the_command_answers_stdin_on_stdout_and_waits_for_the_turns_queued_at_t
 
 
 def test_reading_and_searching_run_side_by_side() -> None:
-    out = io.StringIO()
-    engine = AnalysisEngine(out, LIMITS)
-    done = threading.Event()
-    long = json.dumps({"id": "long", "boardXSize": 19, "maxVisits": 200_000})
-    version, stop = '{"id": "v", "action": "query_version"}', '{"id": "t", "action": "terminate_all"}'
-    lines = paced(long, 0.5, version, 1.0, stop)
-    thread = threading.Thread(target=lambda: (engine.run(lines), done.set()))
-    thread.start()
-    time.sleep(1.0)
-    assert '"query_version"' in out.getvalue() and '"long"' not in out.getvalue()  # answered mid-search
-    assert done.wait(60)
+    engine = Driven()
+    engine.send(LONG)
+    engine.wait_for(RUNNING)
+    engine.send('{"id": "v", "action": "query_version"}')
+    engine.wait_for('"query_version"')  # answered while the search runs
+    engine.send('{"id": "t", "action": "terminate_all"}')
+    got = engine.end()
+    version = next(i for i, r in enumerate(got) if r["id"] == "v")
+    final = next(i for i, r in enumerate(got) if r["id"] == "long" and not r["isDuringSearch"])
+    assert version < final
 
 
 def test_a_search_asked_to_report_during_search_does_so_before_its_final_response() -> None:
-    long = json.dumps({"id": "live", "boardXSize": 19, "maxVisits": 200_000, "reportDuringSearchEvery": 0.2})
-    got = answers(paced(long, 1.5, '{"id": "t", "action": "terminate", "terminateId": "live"}'))
-    live = [r for r in got if r["id"] == "live"]
+    engine = Driven()
+    engine.send(LONG)
+    engine.wait_for(RUNNING, times=3)
+    engine.send('{"id": "t", "action": "terminate", "terminateId": "long"}')
+    live = [r for r in engine.end() if r["id"] == "long"]
     during, final = live[:-1], live[-1]
-    assert len(during) >= 2 and all(r["isDuringSearch"] for r in during) and final["isDuringSearch"] is False
+    assert len(during) >= 3 and all(r["isDuringSearch"] for r in during) and final["isDuringSearch"] is False
     visits = [r["rootInfo"]["visits"] for r in live]
-    assert visits == sorted(visits) and visits[0] < visits[-1]
+    assert visits == sorted(visits) and visits[0] < visits[-1] < 200_000
     assert all(r["moveInfos"] and r["turnNumber"] == 0 for r in live)
     bad = answers([query(id="b", reportDuringSearchEvery=0)])
     assert bad[0]["field"] == "reportDuringSearchEvery"

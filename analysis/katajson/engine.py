@@ -43,13 +43,26 @@ class _Terminated:
     """The terminations asked so far, each of the turns queued before it (numbered in order): by
     query id, or all, each of some turns or of all (None)."""
 
-    queries: dict[Any, tuple[int, set[int] | None]] = field(default_factory=dict)  # id -> (up to, turns)
-    everything: tuple[int, set[int] | None] = (-1, None)  # terminate_all: (up to, turns)
+    Span = tuple[int, set[int] | None]  # (the last turn queued it covers, its turn numbers or None)
+    queries: dict[Any, list[Span]] = field(default_factory=dict)  # by query id
+    everything: list[Span] = field(default_factory=list)  # terminate_all's
+
+    def add(self, upto: int, turns: set[int] | None, query_id: Any = None, every: bool = False) -> None:
+        """Terminate the turns queued up to ``upto`` (``turns`` of them, None: all) of the query
+        ``query_id``, or of every query."""
+        (self.everything if every else self.queries.setdefault(query_id, [])).append((upto, turns))
+
+    def forget_before(self, number: int) -> None:
+        """Forget the terminations of turns queued before the ``number``-th (all searched or skipped:
+        the turns are taken in the order they were queued), so that what is kept stays small."""
+        self.everything = [span for span in self.everything if span[0] >= number]
+        for query_id in [q for q, spans in self.queries.items() if all(upto < number for upto, _ in spans)]:
+            del self.queries[query_id]
 
     def covers(self, number: int, job: Job) -> bool:
         """Whether the turn ``job``, queued ``number``-th, is terminated."""
         return any(number <= upto and (turns is None or job.turn in turns)
-                   for upto, turns in (self.everything, self.queries.get(job.id, (-1, None))))
+                   for upto, turns in (*self.everything, *self.queries.get(job.id, ())))
 
 
 class AnalysisEngine:
@@ -121,10 +134,10 @@ class AnalysisEngine:
         with self._lock:
             upto = self._queued - 1
             if action == "terminate":
-                self._terminated.queries[query["terminateId"]] = (upto, turns)
+                self._terminated.add(upto, turns, query["terminateId"])
                 reply["terminateId"] = query["terminateId"]
             else:
-                self._terminated.everything = (upto, turns)
+                self._terminated.add(upto, turns, every=True)
             if self._running is not None and self._terminated.covers(*self._running[:2]):
                 self._running[2].stop()
         if turns is not None:
@@ -136,6 +149,7 @@ class AnalysisEngine:
         while (item := self._jobs.get()) is not None:
             number, job = item
             with self._lock:
+                self._terminated.forget_before(number)
                 skipped = self._terminated.covers(number, job)
             if skipped:
                 self._write(no_results(job))
