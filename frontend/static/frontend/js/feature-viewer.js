@@ -43,21 +43,21 @@ export class FeatureViewer {
     this.#ask($("feature-set").value, $("feature-plane").value);
   }
 
-  /** Keep a `features` message: the plane shown, and its description under the menus. */
+  /** Keep a `features` message: the plane shown, and its description and legend under the menus. */
   received(message) {
     this.#plane = message;
     $("feature-description").textContent = message.description;
+    $("feature-legend").textContent = planeLegend(message);
   }
 
   /**
-   * The plane of move `k` (of the variation's node named `node`, if given) scaled to [0, 1], or
-   * null when none has come for that position.
+   * The plane of move `k` (of the variation's node named `node`, if given) as the heatmap draws it
+   * (planeHeat), or null when none has come for that position.
    */
   heat(k, node) {
     const plane = this.#plane;
     if (!plane || plane.move_number !== k || plane.node !== node) return null;
-    const span = plane.high - plane.low || 1;
-    return plane.values.map((v) => (v - plane.low) / span);
+    return planeHeat(plane);
   }
 
   #fillPlanes() {
@@ -70,4 +70,39 @@ export class FeatureViewer {
     select.selectedIndex = (select.selectedIndex + delta + select.options.length) % select.options.length;
     this.request();
   }
+}
+
+/** Whether feature plane `plane` (a `features` message) takes negative values (its range, or here). */
+const signed = (plane) => plane.low < 0 || plane.values.some((v) => v < 0);
+
+/** The largest size of a value of signed `plane`: its range's, or a bigger one here. */
+const bound = (plane) => Math.max(Math.abs(plane.low), Math.abs(plane.high), ...plane.values.map(Math.abs)) || 1;
+
+/**
+ * The heatmap of feature plane `plane` (overlays.js `drawHeat`): a plane that takes negative values
+ * on a diverging scale, v / max |v| in [-1, 1] (0 clear, the sign a colour, the size its shade; the
+ * largest size is the plane's range's, so a constant plane such as the komi shows as much as it
+ * is); any other from its low (clear) to its high, in [0, 1].
+ */
+export function planeHeat(plane) {
+  if (signed(plane)) {
+    const most = bound(plane);
+    return plane.values.map((v) => v / most);
+  }
+  const span = plane.high - plane.low || 1;
+  return plane.values.map((v) => (v - plane.low) / span);
+}
+
+const figure = (v) => String(Number(v.toFixed(3)));
+
+/** What the heatmap of `plane` shows, in words, with the values of the position shown. */
+export function planeLegend(plane) {
+  const values = plane.values;
+  const least = Math.min(...values);
+  const most = Math.max(...values);
+  const colours = signed(plane)
+    ? `Red: positive, blue: negative, stronger the further from 0 (full at ±${figure(bound(plane))}); 0 is clear.`
+    : `Red, shaded from ${figure(plane.low)} (clear) to ${figure(plane.high)}.`;
+  const here = least === most ? `Every point is ${figure(least)} here.` : `Here from ${figure(least)} to ${figure(most)}.`;
+  return `${colours} ${here}`;
 }

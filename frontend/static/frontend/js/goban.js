@@ -15,9 +15,9 @@ import { deadStones, drawTerritory } from "./territory.js";
  * Draw the goban. `view`: {size, board ("." "X" "O" string), last, numbers (Map), dead (Set of
  * points: the stones drawn dead, as the player marked them; absent, the territory's dead stones),
  * candidates ([{move, prior, order}]: the networks' top moves), marks (the search's candidates,
- * candidates.js `candidateMarks`), heat (array of n*n in [0,1]), territory (Black's ownership:
- * n*n in -1..1), ladders (overlay), coords (bool), ghost ({point, color}), played ({move, rank}:
- * the move played next, ringed with the rank the network gave it)}.
+ * candidates.js `candidateMarks`), heat (array of n*n in [-1,1], overlays.js `drawHeat`),
+ * territory (Black's ownership: n*n in -1..1), ladders (overlay), coords (bool), ghost ({point,
+ * color}), played ({move, rank}: the move played next, ringed with the rank the network gave it)}.
  */
 export function draw(svg, view) {
   const n = view.size;

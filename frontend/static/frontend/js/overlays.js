@@ -6,18 +6,21 @@
 import { fromGtp } from "./coords.js";
 import { el } from "./svg.js";
 
-/** Shade each point by its value in [0, 1] (`heat`: n*n values, row by row). */
+/**
+ * Shade each point by its value in [-1, 1] (`heat`: n*n values, row by row): the bigger its size,
+ * the stronger; 0 clear, a positive value red, a negative one blue (class `neg`).
+ */
 export function drawHeat(svg, heat, n) {
   const g = el("g", { class: "heat" }, svg);
   heat.forEach((v, p) => {
-    if (v > 0.005) shade(g, p, v, n);
+    if (Math.abs(v) > 0.005) shade(g, p, v, n);
   });
 }
 
 function shade(g, p, v, n) {
-  const opacity = Math.min(0.85, v * 0.85 + 0.1);
+  const opacity = Math.min(0.85, Math.abs(v) * 0.85 + 0.1);
   const square = { x: (p % n) - 0.5, y: Math.floor(p / n) - 0.5, width: 1, height: 1 };
-  el("rect", { ...square, "fill-opacity": opacity }, g);
+  el("rect", { ...square, "fill-opacity": opacity, ...(v < 0 ? { class: "neg" } : {}) }, g);
 }
 
 /**

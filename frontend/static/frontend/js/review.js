@@ -32,11 +32,17 @@ const networks = () => ({
   depth: $("depth").value,
 });
 
-/** Whether analysis `m` answers the menus as they are now (its depth's visits, its network). */
+/**
+ * Whether analysis `m` answers the menus as they are now: its depth's visits, its network, and the
+ * back-prediction network that made its heatmap (`backpred_network`: "" with no heatmap, so none
+ * to mistake; missing from a server that does not say, so unknown and taken).
+ */
 function askedNow(m) {
   const visits = Number($("depth").selectedOptions[0].dataset.visits);
   const network = $("network").value;
-  return m.max_visits === visits && (!network || m.network === network);
+  const backpred = $("backpred-network").value;
+  const made = m.backpred_network; // "", null or missing: no heatmap, or a server that does not say
+  return m.max_visits === visits && (!network || m.network === network) && (!backpred || !made || made === backpred);
 }
 
 /**

@@ -2,7 +2,7 @@
  * The review page's analysis of the move shown, in words: the move played next with its rank and
  * the search's win rate and score lead (or the count, once two passes ended the game), the
  * candidate list (each with the mover's win rate and the score lead) and the variation shown, what
- * the territory overlay shows, and the ladders (or why back prediction is missing).
+ * the territory overlay shows, and the ladders (or why the back-prediction heatmap is missing).
  */
 
 import { COLOR_NAMES } from "../colors.js";
@@ -124,8 +124,16 @@ function territoryInfo(review) {
 function ladderInfo(review) {
   const position = review.position;
   if (!position) return "";
-  if ($("heatmap").value === "backpred" && !position.backpred) {
-    return "No back-prediction network is installed (weights/backpred.pt).";
-  }
+  if ($("heatmap").value === "backpred" && !position.backpred) return noBackpredText(position);
   return checked("show-ladders") ? ladderText(position.ladders) : "";
+}
+
+/**
+ * Why analysis `position` has no back-prediction heatmap: no network of the kind is shipped (the
+ * back-prediction menu lists none), or no move was played yet, so there is none to predict.
+ */
+function noBackpredText(position) {
+  if (!$("backpred-network").options.length) return "No back-prediction network is installed (weights/backpred.pt).";
+  if (position.move_number === 0) return "No back prediction at the start: no move was played yet, so there is none to predict.";
+  return "This position's analysis has no back-prediction heatmap.";
 }
