@@ -26,6 +26,7 @@ BENCHES = {
     "probe": "analysis.bench.probe",
     "score": "analysis.bench.score",
     "scoring": "analysis.bench.scoring",
+    "selfatari": "analysis.bench.self_atari",
     "train": "analysis.bench.train",
     "zoo": "analysis.bench.zoo",
     "web": "analysis.bench.web",
