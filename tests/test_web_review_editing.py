@@ -61,13 +61,18 @@ def test_the_comment_box_keeps_the_keys_escape_puts_it_back_and_save_keeps_it_ov
     assert page.locator("#move-label").inner_text() == "0 / 7" and not page.url.endswith("#move=1")
 
 
-def test_a_variations_node_and_its_comment_come_back_after_a_reload(page, site) -> None:
+def into_a_variation(page, site) -> None:
+    """Upload the review game, go to move 2 and play D4 there: a variation's node, shown."""
     upload(page, site, REVIEW_SGF)
     status_starts(page, "7 moves.")
     page.keyboard.press("ArrowRight")
     page.keyboard.press("ArrowRight")
-    click_point(page, "D4")  # Black's move 3 in the game was G7
+    click_point(page, "D4")
     label_is(page, "3 (variation)")
+
+
+def test_a_variations_node_and_its_comment_come_back_after_a_reload(page, site) -> None:
+    into_a_variation(page, site)  # Black's move 3 in the game was G7
     assert page.url.endswith("#move=2&variation=BD4")
     page.fill("#comment-edit", "D4 is slow")
     page.keyboard.press("Control+Enter")  # saved: the box gives the focus up
@@ -80,12 +85,7 @@ def test_a_variations_node_and_its_comment_come_back_after_a_reload(page, site) 
 
 
 def test_deleting_a_variation_asks_first_naming_its_moves_and_a_no_keeps_it(page, site) -> None:
-    upload(page, site, REVIEW_SGF)
-    status_starts(page, "7 moves.")
-    page.keyboard.press("ArrowRight")
-    page.keyboard.press("ArrowRight")
-    click_point(page, "D4")
-    label_is(page, "3 (variation)")
+    into_a_variation(page, site)
     click_point(page, "F4")
     label_is(page, "4 (variation)")
     page.keyboard.press("ArrowLeft")
@@ -106,12 +106,7 @@ def test_deleting_a_variation_asks_first_naming_its_moves_and_a_no_keeps_it(page
 
 def test_in_a_variation_a_new_depth_is_asked_again_and_the_arrows_move_once_the_menu_is_chosen(page, site):
     sent = sent_frames(page)
-    upload(page, site, REVIEW_SGF)
-    status_starts(page, "7 moves.")
-    page.keyboard.press("ArrowRight")
-    page.keyboard.press("ArrowRight")
-    click_point(page, "D4")
-    label_is(page, "3 (variation)")
+    into_a_variation(page, site)
     page.wait_for_selector("#goban .candidates circle")  # the variation's position is analysed
     page.focus("#depth")
     page.select_option("#depth", "fast")

@@ -141,8 +141,6 @@ class Bot:
         level passes its snapshots to ``callback`` every ``every_seconds``, and the last one.
         """
         start = time.perf_counter()
-        if self.level.kind == "rules":
-            return self._rules(position)
         may_pass = True
         if self._opponent_passed(position):
             board = settlement(position, self._net_ownership(position))
@@ -150,22 +148,21 @@ class Bot:
             if ended is not None:
                 return ended
             may_pass = board.settled
-        if self.level.kind == "mcts":
-            return self._search(position, start, seconds, callback, every_seconds, may_pass)
-        return self._policy(position, may_pass)
+        if self.level.kind == "rules":
+            decision = Decision(choose_rules_move(position, position.to_play, self.rng), reason="rules")
+        elif self.level.kind == "mcts":
+            decision = self._search(position, start, seconds, callback, every_seconds, may_pass)
+        else:
+            decision = self._policy(position, may_pass)
+        return self._without_pointless_fill(position, decision)
 
-    def _rules(self, position: Position) -> Decision:
-        """Return the rules level's decision: after the opponent's pass, a pass (or a resignation) as
-        the other levels answer one (:meth:`_answer_to_a_pass`, on the playouts' settlement); else
-        its rules' move, or a pass where that move would only fill its own settled territory."""
-        if self._opponent_passed(position):
-            ended = self._answer_to_a_pass(position, settlement(position))
-            if ended is not None:
-                return ended
-        move = choose_rules_move(position, position.to_play, self.rng)
-        if pointless_fill(position, move):
-            return Decision(position.pass_point, reason=FILL_REASON)
-        return Decision(move, reason="rules")
+    @staticmethod
+    def _without_pointless_fill(position: Position, decision: Decision) -> Decision:
+        """Return ``decision``, or a pass where its move would only fill the mover's own settled
+        territory under territory counting (:func:`~analysis.bot.territory_fill.pointless_fill`)."""
+        if decision.move is not None and pointless_fill(position, decision.move):
+            return Decision(position.pass_point, decision.win_rate, FILL_REASON)
+        return decision
 
     def _policy(self, position: Position, may_pass: bool = True) -> Decision:
         """Return the policy levels' decision: the net's top or sampled move, never into an own eye
@@ -188,8 +185,6 @@ class Bot:
             move = self.rng.choices(range(len(weights)), weights=weights.tolist())[0]
         else:
             move = int(candidates.argmax())
-        if pointless_fill(position, move):
-            return Decision(position.pass_point, win, FILL_REASON)
         return Decision(move, win, self.level.name)
 
     def _search(
@@ -221,8 +216,6 @@ class Bot:
         if self._hopeless(result.winrate, position):
             return Decision(None, result.winrate, "resign")
         move = choose_move(result, len(position.moves), self.np_rng, temperature=self.level.temperature)
-        if pointless_fill(position, move):
-            return Decision(position.pass_point, result.winrate, FILL_REASON)
         reason = "the search prefers passing" if move == position.pass_point else self.level.name
         return Decision(move, result.winrate, reason)
 

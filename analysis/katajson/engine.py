@@ -38,12 +38,14 @@ UNAPPLIED = ("priority", "priorities", "includeOwnershipStdev", "includeMovesOwn
              "analysisPVLen")  # KataGo's fields read but not applied here
 
 
+Span = tuple[int, set[int] | None]  # a termination: the last turn queued it covers, its turn numbers or None
+
+
 @dataclass
 class _Terminated:
     """The terminations asked so far, each of the turns queued before it (numbered in order): by
     query id, or all, each of some turns or of all (None)."""
 
-    Span = tuple[int, set[int] | None]  # (the last turn queued it covers, its turn numbers or None)
     queries: dict[Any, list[Span]] = field(default_factory=dict)  # by query id
     everything: list[Span] = field(default_factory=list)  # terminate_all's
 

@@ -234,6 +234,15 @@ def game_entry(
     return entry
 
 
+def _root_policy(analysis: dict, policy: np.ndarray | None, evaluator: Evaluator, position: Position
+                 ) -> np.ndarray:
+    """Return the policy the candidates of ``analysis`` came from: the one it shows (over the
+    symmetries the root was judged on), else ``policy`` (another network's), else the evaluator's."""
+    if analysis.get("policy") is not None:
+        return np.asarray(analysis["policy"])
+    return policy if policy is not None else evaluator.evaluate([position])[0][0]
+
+
 def backpred_heatmap(network: Network, position: Position) -> list[float]:
     """Return the back-prediction network's probability of each point (n*n, row-major) having
     been the last move."""
@@ -304,8 +313,7 @@ def answer_query(
         heatmap = backpred_heatmap(backpred, position)
     ladders = ladder.overlay(position) if query.ladders else None
     if ladders is not None and ladders["strings"]:
-        root_policy = policy if policy is not None else evaluator.evaluate([position])[0][0]
-        flag_disagreements(ladders, position, np.asarray(root_policy))
+        flag_disagreements(ladders, position, _root_policy(analysis, policy, evaluator, position))
     return {
         "type": "analysis",
         "move_number": query.move_number,
