@@ -16,6 +16,7 @@ from analysis.sgf.tree import (
     extend,
     find,
     is_main_line,
+    keep_the_end,
     line_of,
     move_children,
     position_after,
@@ -100,6 +101,38 @@ def test_promote_makes_the_line_the_main_line_and_keeps_the_old_one_as_a_variati
     again = read_sgf(write_sgf(record))
     assert again.main_line_moves() == moves("E5", "G7", "C7")
     assert vertices(again, move_children(find(again, moves("E5")))) == ["G7", "C3"]
+
+
+def test_moves_past_the_end_of_the_game_make_a_variation_and_leave_its_main_line_as_it_was() -> None:
+    record = read_sgf(RECORD)
+    line = moves("E5", "C3", "G3", "C7", "G7")  # the game's three moves, then two more
+    keep_the_end(record, anchor(record), line)
+    node = extend(record, anchor(record), line)
+    assert record.main_line_moves() == moves("E5", "C3", "G3")
+    assert line_of(record, node) == line and not is_main_line(node)
+    again = read_sgf(write_sgf(record))  # the game's end is a node without a move: it is written
+    assert again.main_line_moves() == moves("E5", "C3", "G3")
+    assert line_of(again, find(again, line)) == line
+    keep_the_end(record, anchor(record), moves("E5", "C3", "G3", "D4"))  # the end is closed once
+    assert write_sgf(record).count(b"(;)") == 1
+
+
+def test_deleting_the_last_line_past_the_end_gives_back_the_record_as_it_was() -> None:
+    record = read_sgf(RECORD)
+    before = write_sgf(record)
+    line = moves("E5", "C3", "G3", "C7")
+    keep_the_end(record, anchor(record), line)
+    delete(record, extend(record, anchor(record), line))
+    assert write_sgf(record) == before
+
+
+def test_promoting_a_line_past_the_end_drops_the_old_end() -> None:
+    record = read_sgf(RECORD)
+    line = moves("E5", "C3", "G3", "C7")
+    keep_the_end(record, anchor(record), line)
+    promote(extend(record, anchor(record), line))
+    assert record.main_line_moves() == line
+    assert b"(;)" not in write_sgf(record) and b";)" not in write_sgf(record)
 
 
 def test_deleting_after_long_runs_of_nodes_without_a_move_costs_their_length_not_its_square() -> None:

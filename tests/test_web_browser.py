@@ -25,6 +25,7 @@ import torch
 
 from analysis.bench.webstack import free_port
 from analysis.features import get_feature_set
+from analysis.go.coords import to_gtp
 from analysis.nets import checkpoint
 from analysis.nets.golois import GoloisConfig
 from analysis.nets.presets import build
@@ -316,14 +317,16 @@ def test_the_pages_game_tree_names_its_nodes_and_moves_along_the_variation_last_
     page.goto(site.url + "/new")
     found = page.evaluate("""async () => {
         const { GameTree } = await import('/static/frontend/js/review/tree.js');
-        // start -> B E5 -> W C7 (main) -> B G7; and W G3 (a variation) -> B D4
+        // start -> B E5 -> W C7 (main) -> B G7 -> W A1 (a variation past the end); and W G3 (a
+        // variation) -> B D4
         const tree = new GameTree([
             { move: null, parent: null, children: [1], main: true },
             { move: ['B', 'E5'], parent: 0, children: [2, 4], main: true },
             { move: ['W', 'C7'], parent: 1, children: [3], main: true },
-            { move: ['B', 'G7'], parent: 2, children: [], main: true },
+            { move: ['B', 'G7'], parent: 2, children: [6], main: true },
             { move: ['W', 'G3'], parent: 1, children: [5], main: false },
             { move: ['B', 'D4'], parent: 4, children: [], main: false },
+            { move: ['W', 'A1'], parent: 3, children: [], main: false },  // played on past the end
         ]);
         const before = tree.along(0, 3);
         tree.chosen(5);
@@ -1163,6 +1166,13 @@ def test_a_variation_is_played_analysed_saved_downloaded_deleted_and_promoted(pa
     )  # the tree came
     assert page.locator("#move-label").inner_text() == "3 / 3"  # and the page stayed at its move
     assert page.locator("#variations-note").inner_text() == "The record has 1 variation: see the game tree."
+    click_point(page, "G3")  # past the game's end: a variation, the game's record kept as it is
+    page.wait_for_function("() => document.getElementById('move-label').textContent === '4 (variation)'")
+    assert page.locator("#played").inner_text().startswith("End of the variation")
+    page.keyboard.press("ArrowLeft")
+    assert page.locator("#move-label").inner_text() == "3 / 3"
+    record = read_sgf(page.request.get(f"{site.url}/game/{game_id}/sgf").text())
+    assert [to_gtp(point, 9) for _, point in record.main_line_moves()] == ["E5", "C7", "D4"]
 
 
 def test_a_cancelled_analysis_resumes_and_an_analysed_sgf_uploaded_again_shows_its_analysis(page, site):

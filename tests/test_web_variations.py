@@ -8,7 +8,7 @@ import asyncio
 import pytest
 from channels.testing import WebsocketCommunicator
 
-from analysis.sgf import read_sgf
+from analysis.sgf import read_sgf, write_sgf
 from analysis.sgf.tree import find, move_children
 from frontend.models import Analysis, Game
 from frontend.services import dispatch, variations
@@ -143,7 +143,6 @@ def test_a_bad_node_name_or_move_list_gets_a_clear_error() -> None:
             ({"type": "branch", "node": "BE5", "moves": []}, "moves must be 1 to 60 vertices"),
             ({"type": "branch", "node": "BE5", "moves": [3]}, "moves must be 1 to 60 vertices"),
             ({"type": "analyze", "move_number": 0, "node": "BE5 WE5"}, "move 2"),
-            ({"type": "branch", "node": "BE5 WC7 BG7", "moves": ["A1"]}, "the game ends here"),
         ):
             await ws.send_json_to(message)
             error = await receive_until(ws, lambda m: m["type"] == "error")
@@ -197,18 +196,37 @@ def test_a_variation_stays_within_the_records_limits_so_its_sgf_uploads_again(se
     assert sum(1 for _ in read_sgf(uploaded.sgf).nodes()) == sum(1 for _ in read_sgf(RECORD).nodes()) + 4
 
 
-def test_a_line_that_follows_the_games_moves_past_their_end_is_refused_and_the_game_kept() -> None:
+def test_a_line_that_follows_the_games_moves_past_their_end_makes_a_variation_and_keeps_the_game() -> None:
     game = review_game(new_session())
     # the page sends a candidate's whole line: here it is the game's own last moves, and more
-    for node, moves in (("BE5", ["C7", "G7", "A1"]), ("", ["E5", "C7", "G7", "pass", "A1"])):
-        with pytest.raises(variations.VariationError, match="the game ends here"):
-            variations.branch(game.pk, False, None, node, moves)
+    tree, _ = variations.branch(game.pk, False, None, "BE5", ["C7", "G7", "A1"])
+    assert shown(tree) == ["BE5", "WC7", "BG7", "WA1"] and not tree["nodes"][tree["current"]]["main"]
+    tree, _ = variations.branch(game.pk, False, None, "", ["E5", "C7", "G7", "pass", "A1"])
+    assert shown(tree) == ["BE5", "WC7", "BG7", "Wpass", "BA1"]
     game.refresh_from_db()
-    assert game.sgf == RECORD
+    record = read_sgf(game.sgf)
+    assert record.main_line_moves() == read_sgf(RECORD).main_line_moves()  # the game is as it was
+    assert record.fingerprint() == read_sgf(RECORD).fingerprint()  # and so is its analysis
+    last = tree["nodes"][tree["nodes"][tree["current"]]["parent"]]
+    assert [n["main"] for n in tree["nodes"] if n["move"] in (["W", "A1"], ["W", "pass"])] == [False, False]
+    assert not last["main"]
+    for node in ("BE5 WC7 BG7 Wpass", "BE5 WC7 BG7 WA1"):
+        variations.delete_branch(game.pk, False, None, node)
+    game.refresh_from_db()
+    assert write_sgf(read_sgf(game.sgf)) == write_sgf(read_sgf(RECORD))  # both gone: the record as it was
     tree, _ = variations.branch(game.pk, False, None, "", ["E5", "C7", "G7"])  # the game's own line
     assert shown(tree) == ["BE5", "WC7", "BG7"] and tree["nodes"][tree["current"]]["main"]
     tree, _ = variations.branch(game.pk, False, None, "BE5", ["C7", "D4"])  # a variation at move 3
     assert shown(tree) == ["BE5", "WC7", "BD4"] and not tree["nodes"][tree["current"]]["main"]
+
+
+def test_a_viewer_plays_on_past_the_end_in_their_own_copy() -> None:
+    game = review_game(new_session())
+    tree, private = variations.branch(game.pk, True, None, "BE5 WC7 BG7", ["A1"])
+    assert shown(tree) == ["BE5", "WC7", "BG7", "WA1"] and not tree["nodes"][tree["current"]]["main"]
+    assert private.main_line_moves() == read_sgf(RECORD).main_line_moves()
+    game.refresh_from_db()
+    assert game.sgf == RECORD
 
 
 @pytest.mark.parametrize(("record", "node", "why"), [

@@ -7,7 +7,9 @@ nodes that follow it (:func:`move_children`, looking through nodes without a mov
 named by its line: the moves ``(colour, flat point)`` from the start (:func:`line_of`,
 :func:`find`).  Variations are made (:func:`extend`), deleted (:func:`delete`) and made the main
 line (:func:`promote`) in place in the record, which :func:`analysis.sgf.write_sgf` writes back
-with its variations.  :func:`walk` replays every line, branch by branch, with the rules engine.
+with its variations.  Moves played on past the end of the game's own moves make a variation too:
+the main line is closed there by a node without a move (:func:`keep_the_end`).  :func:`walk`
+replays every line, branch by branch, with the rules engine.
 """
 
 from __future__ import annotations
@@ -136,12 +138,23 @@ def extend(record: GameRecord, node: SgfNode, moves: Sequence[Move]) -> SgfNode:
     return node
 
 
+def keep_the_end(record: GameRecord, node: SgfNode, moves: Sequence[Move]) -> None:
+    """Where ``moves``, played on from ``node``, follow the main line to its last node and go on,
+    close the main line there with a node without a move (its first child), so that
+    :func:`extend` makes the new moves a variation and the game's own moves stay as they were."""
+    last, held = follow(record, node, moves)
+    if held < len(moves) and not last.children and is_main_line(last):
+        last.add_child()
+
+
 def promote(node: SgfNode) -> None:
     """Make the line to ``node`` the main line: every node on its path becomes its parent's first
-    child (the lines it displaces become variations, in their order)."""
+    child (the lines it displaces become variations, in their order; a bare end of the old main
+    line, :func:`keep_the_end`, is dropped)."""
     for parent, child in pairwise(node.path()):
         parent.children.remove(child)
         parent.children.insert(0, child)
+        parent.children[1:] = [c for c in parent.children[1:] if c.properties or c.children]
 
 
 def delete(record: GameRecord, node: SgfNode) -> SgfNode:
@@ -153,6 +166,8 @@ def delete(record: GameRecord, node: SgfNode) -> SgfNode:
     node.parent.children.remove(node)
     parent = node.parent
     node.parent = None
+    if len(parent.children) == 1 and not parent.children[0].properties and not parent.children[0].children:
+        parent.children.clear()  # the main line's end, closed for the variation (:func:`keep_the_end`)
     while parent is not None and not parent.has_move() and parent is not root:
         parent = parent.parent
     assert parent is not None

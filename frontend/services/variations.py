@@ -30,10 +30,9 @@ from analysis.sgf.tree import (
     delete,
     extend,
     find,
-    follow,
     is_main_line,
+    keep_the_end,
     line_of,
-    move_children,
     position_after,
     walk,
 )
@@ -148,10 +147,11 @@ def branch(
     a new variation where the tree does not hold them.  The new ``current`` node is the last one.
 
     Raises VariationError for a bad node, too many moves, a tree of :data:`MAX_NODES` nodes (a
-    viewer's copy: :data:`MAX_PRIVATE_NODES` more than the game's), a line longer than a record's
-    or a node's name may be, or the end of the main line (a move there would lengthen the game's
-    record), CoordinateError for a bad vertex and IllegalMoveError (with its reason) for an illegal
-    move.
+    viewer's copy: :data:`MAX_PRIVATE_NODES` more than the game's) or a line longer than a
+    record's or a node's name may be, CoordinateError for a bad vertex and IllegalMoveError (with
+    its reason) for an illegal move.  Moves played on past the end of the game make a variation
+    (:func:`analysis.sgf.tree.keep_the_end`): the game's own moves, and their analysis, stay as
+    they were.
     """
     if not 1 <= len(moves) <= MAX_MOVES or not all(isinstance(m, str) for m in moves):
         raise VariationError(f"branch: moves must be 1 to {MAX_MOVES} vertices")
@@ -170,17 +170,8 @@ def branch(
             position.play(point)  # IllegalMoveError names the move and why
             line.append((color, point))
         _require_line(before + line, record.size)
-        _require_not_past_the_end(record, node, line)
+        keep_the_end(record, node, line)
         return _done(edit, extend(record, node, line))
-
-
-def _require_not_past_the_end(record: GameRecord, node: SgfNode, line: Sequence[Move]) -> None:
-    """Raise VariationError if ``line``, played on from ``node``, follows the game's own moves to
-    their end and goes on: its new moves would lengthen the game's record, not make a variation."""
-    last, held = follow(record, node, line)
-    if held < len(line) and not move_children(last) and is_main_line(last):
-        raise VariationError("the game ends here, and its record is kept as it is: "
-                             "variations branch from the positions before")
 
 
 def _require_room(edit: _Edit, nodes: int) -> None:

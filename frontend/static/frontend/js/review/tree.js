@@ -68,7 +68,7 @@ export class GameTree {
   /** The main line's node at depth `d` (its last one when the line is shorter). */
   mainAt(d) {
     let at = 0;
-    while (this.depth(at) < d && this.nodes[at].children.length) [at] = this.nodes[at].children;
+    while (this.depth(at) < d && this.nodes[this.nodes[at].children[0]]?.main) [at] = this.nodes[at].children;
     return at;
   }
 
