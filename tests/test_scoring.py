@@ -10,7 +10,15 @@ import pytest
 from analysis.go.coords import BLACK, WHITE, from_gtp, parse_color, to_gtp
 from analysis.go.position import Position
 from analysis.go.rules import rules_kind
-from analysis.go.scoring import Score, area_score, estimate_dead, score, territory_score
+from analysis.go.scoring import (
+    Score,
+    area_score,
+    estimate_dead,
+    owners_under,
+    score,
+    seki_points,
+    territory_score,
+)
 from analysis.gtp.client import GNUGO, gnugo
 
 FINISHED = """
@@ -94,6 +102,60 @@ def test_seki_stones_are_not_estimated_dead_and_the_count_matches_gnugo(to_play:
         assert engine.send("final_status_list dead") == ""
         assert "A8" in engine.send("final_status_list seki")
         assert area_score(pos, estimate_dead(pos)).result() == engine.send("final_score").replace(".0", "")
+
+
+# Black's B9-C8 and White's D9-F9 each have one eye (A9, E9) and share the liberty C9: whoever
+# fills it is captured, so both live in seki inside the other's wall.
+SEKI_WITH_EYES = """
+    . X . O . O X . .
+    X X X O O O X . .
+    O O O X X X X . .
+    . . O X . . . . .
+    . . O X . . . . .
+    . . O X . . . . .
+    . . O X . . . . .
+    . . O X . . . . .
+    . . O X . . . . .
+"""
+
+
+def test_the_eyes_of_a_seki_are_nobodys_territory_but_count_as_area() -> None:
+    pos = Position.from_diagram(SEKI_WITH_EYES, komi=0.5)
+    assert [to_gtp(p, 9) for p in seki_points(pos.stones())] == ["C9"]
+    territory = territory_score(pos, set())
+    assert (territory.black, territory.white, territory.neutral) == (36, 12.5, 3)  # C9, A9 and E9
+    area = area_score(pos, set())
+    assert (area.black, area.white, area.neutral) == (16 + 37, 14 + 13.5, 1)  # C9 alone
+    eyes = [from_gtp("A9", 9), from_gtp("E9", 9)]
+    assert owners_under(pos, "japanese").ravel()[eyes].tolist() == [0, 0]  # the overlay shows the count
+    assert owners_under(pos, "chinese").ravel()[eyes].tolist() == [BLACK, WHITE]
+
+
+def test_dame_between_settled_groups_are_not_seki() -> None:
+    pos = Position.from_diagram("""
+        . X O . .
+        . X O . .
+        X X . O .
+        . X X O .
+        . X O O .
+    """, komi=0.5)
+    assert seki_points(pos.stones()) == []
+    territory = territory_score(pos, set())
+    assert (territory.black, territory.white, territory.neutral) == (4, 7.5, 1)  # C3 is dame
+
+
+@pytest.mark.skipif(shutil.which(GNUGO) is None, reason="GNU Go is installed by `make test`")
+def test_gnugo_under_japanese_rules_calls_the_seki_and_its_eyes_dame_and_counts_as_we_do() -> None:
+    pos = Position.from_diagram(SEKI_WITH_EYES, komi=0.5)
+    with gnugo("--japanese-rules") as engine:
+        engine.send("boardsize 9")
+        engine.send("komi 0.5")
+        for p in range(81):
+            if pos.color_at(p):
+                engine.send(f"play {'b' if pos.color_at(p) == BLACK else 'w'} {to_gtp(p, 9)}")
+        assert {"A9", "C9", "E9"} <= set(engine.send("final_status_list dame").split())
+        ours = territory_score(pos, estimate_dead(pos))
+        assert ours.result() == engine.send("final_score").replace(".0", "")
 
 
 def test_result_strings() -> None:

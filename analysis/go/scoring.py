@@ -5,9 +5,9 @@ an estimate from playouts that the board core runs in C (darkforest's way):
 random moves with capture-and-save replies and no self-atari, so that seki is
 kept.  Unsettled semeai at the end of a game can still fool it.
 
-Territory scoring counts every empty region bordered by one colour alone,
-so eyes inside a seki count as territory too (Japanese rules would not
-count them); area scoring is exact.
+Territory scoring counts the empty regions bordered by one colour alone, but not the eyes of a
+seki, as the Japanese and Korean rules say: a region bordered by a string in seki (one that
+borders a seki point, :func:`seki_points`) is nobody's.  Area scoring counts them: it is exact.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from analysis.go import _board
-from analysis.go.coords import BLACK, WHITE
+from analysis.go.coords import BLACK, WHITE, neighbors
 from analysis.go.position import Position
 from analysis.go.rules import rules_kind
 
@@ -28,7 +28,7 @@ DEAD_THRESHOLD = 0.0  # see dead_from_ownership
 @dataclass(frozen=True)
 class Score:
     """A counted score; ``white`` includes komi; ``neutral`` counts the points owned by neither side
-    (the dame and the seki points)."""
+    (the dame and the seki points; under territory scoring the eyes of a seki too)."""
 
     black: float
     white: float
@@ -76,6 +76,15 @@ def area_owners(pos: Position, dead: Iterable[int] = ()) -> np.ndarray:
     return _owners(stones)
 
 
+def owners_under(pos: Position, rules: str, dead: Iterable[int] = ()) -> np.ndarray:
+    """Return the (size, size) int8 owner of every point by the count under ``rules`` once
+    ``dead`` are removed: :func:`area_owners`, with the eyes of a seki nobody's (0) under territory
+    rules, as :func:`score` counts them."""
+    stones, _, _ = _without_dead(pos, dead)
+    owners = _owners(stones)
+    return _without_seki_eyes(stones, owners) if rules_kind(rules) == "territory" else owners
+
+
 def area_score(pos: Position, dead: Iterable[int] = ()) -> Score:
     """Return the area score: stones plus surrounded empty points, komi to white."""
     owners = area_owners(pos, dead)
@@ -83,10 +92,72 @@ def area_score(pos: Position, dead: Iterable[int] = ()) -> Score:
                  int((owners == 0).sum()))
 
 
+def seki_points(stones: np.ndarray) -> list[int]:
+    """Return the seki points of an int8 (size, size) board whose dead stones are off: the empty
+    points bordered by both colours where a stone of either colour would be in atari (or may not
+    be played), flat indices in order.  Dame between settled groups are not: a stone there keeps
+    the liberties of the group it joins."""
+    size = stones.shape[0]
+    flat = stones.ravel()
+    owners = _owners(stones).ravel()
+    position: Position | None = None
+    found = []
+    for point in np.flatnonzero((flat == 0) & (owners == 0)).tolist():
+        if {int(flat[q]) for q in neighbors(point, size)} >= {BLACK, WHITE}:
+            black, white = np.flatnonzero(flat == BLACK).tolist(), np.flatnonzero(flat == WHITE).tolist()
+            position = position or Position.from_stones(size, black=black, white=white)
+            if all(_short_of_breath(position, point, color) for color in (BLACK, WHITE)):
+                found.append(point)
+    return found
+
+
+def _short_of_breath(position: Position, point: int, color: int) -> bool:
+    """Return whether a stone of ``color`` at ``point`` may not be played or is left in atari."""
+    if not position.is_legal(point, color):
+        return True
+    after = position.copy()
+    after.play(point, color)
+    return after.liberties(point) <= 1
+
+
+def _without_seki_eyes(stones: np.ndarray, owners: np.ndarray) -> np.ndarray:
+    """Return ``owners`` with the eyes of a seki made nobody's: the empty regions bordered by strings
+    in seki alone (a string that borders a seki point, and the region too, may border other land:
+    a string short of liberties at the end of a game is not a seki)."""
+    size = stones.shape[0]
+    flat, owned = stones.ravel(), owners.ravel().copy()
+    seki = seki_points(stones)
+    if not seki:
+        return owners
+    in_seki = np.zeros(size * size, dtype=bool)  # the stones of the strings that border a seki point
+    stack = [q for p in seki for q in neighbors(p, size) if flat[q]]
+    while stack:
+        p = stack.pop()
+        if not in_seki[p]:
+            in_seki[p] = True
+            stack.extend(q for q in neighbors(p, size) if flat[q] == flat[p] and not in_seki[q])
+    seen = np.zeros(size * size, dtype=bool)
+    for start in np.flatnonzero((flat == 0) & (owned != 0)).tolist():
+        if seen[start]:
+            continue
+        region, stack, seen[start] = [], [start], True
+        while stack:  # the empty region of ``start``, and whether a string in seki borders it
+            p = stack.pop()
+            region.append(p)
+            for q in neighbors(p, size):
+                if flat[q] == 0 and not seen[q]:
+                    seen[q] = True
+                    stack.append(q)
+        if all(in_seki[q] for p in region for q in neighbors(p, size) if flat[q]):
+            owned[region] = 0
+    return owned.reshape(owners.shape)
+
+
 def territory_score(pos: Position, dead: Iterable[int] = ()) -> Score:
-    """Return the territory score: surrounded empty points, prisoners and dead stones, komi to white."""
+    """Return the territory score: surrounded empty points, prisoners and dead stones, komi to white;
+    the eyes of a seki are nobody's (:func:`seki_points`)."""
     stones, dead_black, dead_white = _without_dead(pos, dead)
-    owners = _owners(stones)
+    owners = _without_seki_eyes(stones, _owners(stones))
     empty = stones == 0
     black = float((owners[empty] == BLACK).sum() + pos.prisoners(BLACK) + dead_white)
     white = float((owners[empty] == WHITE).sum() + pos.prisoners(WHITE) + dead_black) + pos.komi

@@ -20,7 +20,7 @@ import numpy as np
 
 from analysis.go.coords import BLACK, WHITE, CoordinateError, to_gtp, to_sgf
 from analysis.go.position import Position
-from analysis.go.scoring import area_owners, estimate_dead, score
+from analysis.go.scoring import area_owners, estimate_dead, owners_under, score
 from analysis.review.policy import shown_policy
 from analysis.sgf import SgfNode, expand_points
 
@@ -49,7 +49,8 @@ def counted_analysis(
     - ``counted``: ``result`` (``B+3.5``, ``W+0.5`` or ``0``), ``kind`` (``area`` or
       ``territory``) and ``dead`` (the GTP vertices of the stones counted dead);
     - ``score_stdev`` 0 (a count has no spread) and, with ``ownership``, the count's owner of each
-      point (n*n, row-major, +1 for the player to move, 0 for dame and seki);
+      point (n*n, row-major, +1 for the player to move, 0 for dame and seki, and for the eyes of a
+      seki under territory rules);
     - ``policy``, rounded as the search's analysis rounds it, when one is given.
     """
     size = position.size
@@ -71,7 +72,7 @@ def counted_analysis(
         "score_stdev": 0.0,
     }
     if ownership:
-        analysis["ownership"] = [int(v) * mover for v in area_owners(position, dead).ravel()]
+        analysis["ownership"] = [int(v) * mover for v in owners_under(position, rules, dead).ravel()]
     if policy is not None:
         analysis["policy"] = shown_policy(policy)
     return analysis

@@ -26,7 +26,7 @@ from analysis.bot.settled import settlement
 from analysis.go.coords import BLACK, WHITE, from_gtp, to_gtp, to_sgf
 from analysis.go.handicap import fixed_handicap_points
 from analysis.go.position import Position
-from analysis.go.scoring import area_owners, estimate_dead, score
+from analysis.go.scoring import estimate_dead, owners_under, score
 from analysis.play.clock import TimeControl
 from analysis.review.analyze import game_positions
 from analysis.review.ended import ended, territory_marks
@@ -489,12 +489,13 @@ def _glyphs(colors: np.ndarray) -> str:
 
 def counted_owners(loaded: LoadedGame) -> str | None:
     """Return the owner of every point by the count that :func:`current_score` makes (``X``,
-    ``O``, ``.`` for dame and seki; the marked dead stones' points go to the other side), row-major:
+    ``O``, ``.`` for dame and seki, the eyes of a seki too under territory rules; the marked dead
+    stones' points go to the other side), row-major:
     while scoring and after a counted end of a game against the bot; None otherwise."""
     if loaded.game.kind != Game.Kind.PLAY:
         return None
     dead = marked_dead_points(loaded.game)
-    return None if dead is None else _glyphs(area_owners(loaded.position, dead))
+    return None if dead is None else _glyphs(owners_under(loaded.position, loaded.game.rules, dead))
 
 
 def settled_for_the_human(loaded: LoadedGame) -> bool | None:
