@@ -14,6 +14,7 @@ from analysis.bot.player import Bot
 from analysis.bot.territory_fill import pointless_fill
 from analysis.go.coords import BLACK, WHITE, from_gtp
 from analysis.go.position import Position
+from analysis.mcts import MoveFilter
 from analysis.nets import checkpoint
 from analysis.nets.golois import GoloisConfig, GoloisNet
 from analysis.nets.inference import Prediction
@@ -61,6 +62,22 @@ def test_the_policy_bot_never_fills_its_own_eye() -> None:
     move = bot.choose(pos).move
     assert move != from_gtp("A5", 5)
     assert pos.is_legal(move)
+
+
+def test_the_policy_bot_keeps_to_avoid_and_allow_and_the_rules_bot_refuses_them() -> None:
+    pos = Position(5, komi=0.5)
+    probs = np.full(26, 0.01)
+    probs[from_gtp("C3", 5)] = 0.9
+    bot = Bot(get_level("policy"), FakeNet(probs / probs.sum(), 0.5))
+    assert bot.choose(pos).move == from_gtp("C3", 5)
+    avoid = MoveFilter(BLACK, frozenset({from_gtp("C3", 5)}), 1)
+    assert bot.choose(pos, filters=[avoid]).move not in (from_gtp("C3", 5), None, pos.pass_point)
+    allow = MoveFilter(BLACK, frozenset({from_gtp("A1", 5)}), 1, allow=True)
+    assert bot.choose(pos, filters=[allow]).move == from_gtp("A1", 5)
+    not_black = MoveFilter(WHITE, frozenset({from_gtp("A1", 5)}), 1, allow=True)
+    assert bot.choose(pos, filters=[not_black]).move == from_gtp("C3", 5)  # White's filter: not Black's
+    with pytest.raises(ValueError, match="not the rules level"):
+        Bot(get_level("rules")).choose(pos, filters=[avoid])
 
 
 # Black owns 10 points (its 5 stones and the A column), white 15 plus komi 0.5.

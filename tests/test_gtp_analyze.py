@@ -429,13 +429,20 @@ def test_unvisited_moves_follow_the_visited_ones_by_prior() -> None:
     assert with_unvisited(result, search.root, 0) is result
 
 
-def test_genmove_analyze_takes_minmoves_and_refuses_avoid_before_any_output() -> None:
+def test_genmove_analyze_takes_minmoves_avoid_and_allow() -> None:
     gtp = engine()
-    out, _ = serve_with_pauses(gtp, [("1 kata-genmove_analyze b 1 minmoves 82", 0),
-                                     ("2 lz-genmove_analyze w 1 avoid w E5 1", 0)])  # fmt: skip
-    analysis, refused = replies(out.getvalue())
-    header, *lines, play = analysis.split("\n")
+    script = [("1 kata-genmove_analyze b 1 minmoves 82", 0), ("2 lz-genmove_analyze w 1 allow w C3 1", 0),
+              ("3 lz-genmove_analyze b 1 avoid b E5,D4,F6 1 avoid b pass 1", 0)]  # fmt: skip
+    out, _ = serve_with_pauses(gtp, script)
+    first, allowed, avoided = replies(out.getvalue())
+    header, *lines, play = first.split("\n")
     assert header == "=1" and lines and play.startswith("play ")
     assert all(len(sabaki_parse(line)) == 82 for line in lines)  # 81 points and pass, on an empty board
-    assert refused == "?2 avoid and allow are not supported by genmove_analyze"
-    assert len(gtp.position.moves) == 1  # White played nothing
+    header, *lines, play = allowed.split("\n")
+    assert header == "=2" and play == "play C3"
+    assert lines and all({m["move"] for m in sabaki_parse(line)} == {"C3"} for line in lines)
+    header, *lines, play = avoided.split("\n")
+    assert header == "=3" and play.split()[1] not in ("E5", "D4", "F6", "pass")
+    assert lines and all(not {m["move"] for m in sabaki_parse(line)} & {"E5", "D4", "F6", "pass"}
+                         for line in lines)  # fmt: skip
+    assert len(gtp.position.moves) == 3

@@ -39,6 +39,7 @@ from analysis.bot.territory_fill import pointless_fill
 from analysis.bot.tree import SearchTree
 from analysis.go.position import Position
 from analysis.mcts import Evaluator, MoveFilter, NetEvaluator, Search, SearchConfig, SearchResult, choose_move
+from analysis.mcts.restrict import filtered_legal
 from analysis.play.simple import choose_move as choose_rules_move
 
 if TYPE_CHECKING:
@@ -56,6 +57,12 @@ class Decision:
     move: int | None
     win_rate: float | None = None
     reason: str = ""
+
+
+def _allowed(position: Position, move: int, filters: Sequence[MoveFilter]) -> bool:
+    """Return whether ``filters`` leave ``move`` (a point, or the pass) to the player to move."""
+    legal = np.ones(position.size * position.size + 1, dtype=bool)
+    return bool(filtered_legal(legal, filters, position.to_play, 0)[move])
 
 
 @dataclass
@@ -80,6 +87,7 @@ class Bot:
         self.np_rng = np.random.default_rng(self.seed)
         self._tree: SearchTree | None = None
         self._batch_seconds = 0.1  # one search batch's time, measured on every search
+        self.searching: Search | None = None  # the search a search level's last choice ran
         if self.level.kind == "policy" and self.net is None:
             raise ValueError(f"level {self.level.name} needs a network")
         if self.level.kind == "mcts" and not self.can_search:
@@ -89,6 +97,11 @@ class Bot:
     def can_search(self) -> bool:
         """Whether the bot has what a search needs: an evaluator, or a network with a value head."""
         return self.evaluator is not None or (self.net is not None and self.net.has_value)
+
+    @property
+    def takes_filters(self) -> bool:
+        """Whether :meth:`choose` takes avoid and allow filters: at the policy and search levels."""
+        return self.level.kind != "rules"
 
     def search_at(self, position: Position) -> Search:
         """Return the bot's search tree rooted at ``position``, kept from earlier calls when it follows.
@@ -134,26 +147,32 @@ class Bot:
         seconds: float | None = None,
         callback: Callable[[SearchResult], None] | None = None,
         every_seconds: float | None = None,
+        filters: Sequence[MoveFilter] = (),
     ) -> Decision:
         """Return the bot's decision for the player to move in ``position`` (the position is unchanged).
 
         ``seconds`` caps a search level's wall time for this move (a clock's share); a search
         level passes its snapshots to ``callback`` every ``every_seconds``, and the last one.
+        ``filters`` (KataGo's avoid and allow) restrict the policy levels' move and a search
+        level's search, which is then a fresh one (the kept tree is left alone).  Raises
+        ValueError for filters at the ``rules`` level, whose moves know none.
         """
+        if filters and not self.takes_filters:
+            raise ValueError("avoid and allow need a policy or search level, not the rules level")
         start = time.perf_counter()
         may_pass = True
         if self._opponent_passed(position):
             board = settlement(position, self._net_ownership(position))
             ended = self._answer_to_a_pass(position, board)
-            if ended is not None:
+            if ended is not None and (ended.move is None or _allowed(position, ended.move, filters)):
                 return ended
             may_pass = board.settled
         if self.level.kind == "rules":
             decision = Decision(choose_rules_move(position, position.to_play, self.rng), reason="rules")
         elif self.level.kind == "mcts":
-            decision = self._search(position, start, seconds, callback, every_seconds, may_pass)
+            decision = self._search(position, start, seconds, callback, every_seconds, may_pass, filters)
         else:
-            decision = self._policy(position, may_pass)
+            decision = self._policy(position, may_pass, filters)
         return self._without_pointless_fill(position, decision)
 
     @staticmethod
@@ -164,16 +183,20 @@ class Bot:
             return Decision(position.pass_point, decision.win_rate, FILL_REASON)
         return decision
 
-    def _policy(self, position: Position, may_pass: bool = True) -> Decision:
-        """Return the policy levels' decision: the net's top or sampled move, never into an own eye
-        nor a bad self-atari (:func:`~analysis.bot.eye_safe.keep_out_of_blunders`);
-        unless ``may_pass``, a pass only when nothing sensible is left."""
+    def _policy(
+        self, position: Position, may_pass: bool = True, filters: Sequence[MoveFilter] = ()
+    ) -> Decision:
+        """Return the policy levels' decision: the net's top or sampled move among those ``filters``
+        leave, never into an own eye nor a bad self-atari
+        (:func:`~analysis.bot.eye_safe.keep_out_of_blunders`); unless ``may_pass``, a pass only when
+        nothing sensible is left."""
         prediction = self.net.predict([position])
         p = prediction.policy[0]
         win = float(prediction.value[0]) if prediction.value is not None else None
         if win is not None and self._hopeless(win, position):
             return Decision(None, win, "resign")
         candidates = p.copy()
+        candidates[~filtered_legal(np.ones(candidates.size, dtype=bool), filters, position.to_play, 0)] = 0
         keep_out_of_blunders(position, candidates)
         if not may_pass:
             candidates[-1] = 0
@@ -195,11 +218,14 @@ class Bot:
         callback: Callable[[SearchResult], None] | None,
         every_seconds: float | None,
         may_pass: bool = True,
+        filters: Sequence[MoveFilter] = (),
     ) -> Decision:
         """Return the search levels' decision: search to the level's visits or time (or ``seconds``
         since ``start``, if sooner), then play the most visited move or resign; unless ``may_pass``,
-        the search leaves the pass out while it has another move."""
-        search = self.search_at(position)
+        the search leaves the pass out while it has another move.  With ``filters`` the search is
+        a fresh one restricted by them (:meth:`fresh_search`)."""
+        search = self.fresh_search(position, filters) if filters else self.search_at(position)
+        self.searching = search
         if not may_pass:
             search.withhold(position.pass_point)
         limits = [s for s in (self.level.seconds or None, seconds) if s is not None]

@@ -10,7 +10,7 @@ text, e.g. ``illegal move: ko``.  ``komi`` refuses more than MAX_KOMI points eit
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from analysis.go.coords import MAX_SIZE, MIN_SIZE, to_gtp
@@ -29,7 +29,7 @@ from analysis.gtp.commands_args import (
 
 if TYPE_CHECKING:
     from analysis.gtp.engine import GtpEngine
-    from analysis.mcts import SearchResult
+    from analysis.mcts import MoveFilter, SearchResult
 
 NAME = "goweb"
 VERSION = "0.1"
@@ -120,17 +120,18 @@ def play_bot_choice(
     color: int,
     callback: Callable[[SearchResult], None] | None = None,
     every_seconds: float | None = None,
+    filters: Sequence[MoveFilter] = (),
 ) -> str:
     """Have the bot choose a move for ``color``, play it and return its vertex, ``pass`` or ``resign``.
 
     A search level's time is capped by the colour's share of the GTP clock (clock.py);
-    ``callback`` and ``every_seconds`` are passed on to the bot to report its search.
+    ``callback``, ``every_seconds`` and ``filters`` (avoid and allow) are passed on to the bot.
     """
     position = engine.position
     position.to_play = color
     seconds = control_seconds(engine.time_control, engine.time_left.get(color), position.size,
                               len(position.moves))
-    decision = engine.bot.choose(position, seconds, callback, every_seconds)
+    decision = engine.bot.choose(position, seconds, callback, every_seconds, filters)
     if decision.move is None:
         return "resign"
     position.play(decision.move, color)

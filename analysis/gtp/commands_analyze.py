@@ -28,8 +28,9 @@ the bot's, so analysis and genmove reuse each other's work.
 
 ``lz-genmove_analyze [color] [interval] [key value]...`` (``kata-genmove_analyze``
 alike) is genmove with the bot's search reported on the way (search levels only),
-ending with ``play VERTEX`` (or ``play resign``); it takes the same keys but for
-avoid and allow, which it refuses (the bot's move choice knows no filters).
+ending with ``play VERTEX`` (or ``play resign``); it takes the same keys: with avoid
+or allow the bot's move keeps to them (a search level searches a tree of its own for
+it; the ``rules`` level refuses them).
 
 ``stop`` (KataGo's) ends an analysis as any command does, and replies ``=``.
 """
@@ -249,21 +250,22 @@ def _report(
 
 def _genmove_analyze(engine: GtpEngine, args: list[str], kata: bool) -> str:
     """Play the bot's move for the colour (default: the board's), reporting its search; return
-    ``play VERTEX``, ``play pass`` or ``play resign``.  Raises CommandError for bad arguments, avoid
-    and allow among them (before anything is written).
+    ``play VERTEX``, ``play pass`` or ``play resign``.  With avoid or allow the bot's move keeps to
+    them (a search level then searches a fresh tree).  Raises CommandError for bad arguments, and
+    for avoid or allow at the ``rules`` level (before anything is written).
     """
     options = parse_analyze_args(args, engine.position.size)
-    if options.filters:
-        raise CommandError("avoid and allow are not supported by genmove_analyze")
+    if options.filters and not engine.bot.takes_filters:
+        raise CommandError("avoid and allow need a policy or search level, not the rules level")
     color = engine.position.to_play if options.color is None else options.color
     out = engine.begin_stream()
     size = engine.position.size
 
     def report(result: SearchResult) -> None:
-        search = engine.bot.kept_search  # the one searching
+        search = engine.bot.searching
         _report(out, result, size, kata, options, root=search.root if search is not None else None)
 
-    return "play " + play_bot_choice(engine, color, report, options.interval)
+    return "play " + play_bot_choice(engine, color, report, options.interval, options.filters)
 
 
 def lz_analyze(engine: GtpEngine, args: list[str]) -> str:
