@@ -14,6 +14,8 @@ from django.http import HttpRequest
 
 from analysis.bot.levels import LEVELS, Level
 from analysis.go.handicap import max_fixed_handicap
+from analysis.go.position import Position
+from analysis.go.ruled import handicap_stones
 from analysis.go.rules import MAX_KOMI, default_komi, known, komi_in_range, rules_kind, white_handicap_bonus
 from analysis.nets.zoo import UnknownNetwork
 from analysis.play.clock import MAX_MAIN, MAX_PERIOD, MAX_PERIODS, TimeControl, TimeControlError
@@ -41,7 +43,8 @@ class NewGameForm(forms.Form):
     bot_level = forms.ChoiceField(label="Bot level", initial="policy")
     time_system = forms.ChoiceField(
         label="Clock", initial="none", required=False,
-        choices=[("none", "No clock"), ("byoyomi", "Byo-yomi: main time, then periods (none: absolute time)"),
+        choices=[("none", "No clock"),
+                 ("byoyomi", "Byo-yomi: main time, then periods (0 periods of 0 s: absolute time)"),
                  ("canadian", "Canadian: main time, then a number of moves in each period"),
                  ("fischer", "Fischer: main time, and an increment after each move")],
     )
@@ -93,7 +96,8 @@ class NewGameForm(forms.Form):
     def _clean_time_control(self, data: dict) -> None:
         """Replace the clock's fields by the game's ``time_control``; the fields the chosen clock
         does not use (the page hides them) are left out, errors and all, and a clock with no time
-        is an error."""
+        is an error, as is byo-yomi with periods of no seconds or seconds but no period (absolute
+        time is byo-yomi with neither): the clock asked for is never quietly another."""
         names = ("time_system", "time_main", "time_period", "time_periods")
         values = {name: data.pop(name, None) for name in names}
         system = values["time_system"] or "none"
@@ -104,6 +108,14 @@ class NewGameForm(forms.Form):
             return  # the field's own error says what is wrong
         minutes, period, periods = (values[n] if n in used and values[n] is not None else 0
                                     for n in names[1:])
+        if system == "byoyomi" and bool(period) != bool(periods):  # one given, the other none
+            if not period:
+                self.add_error("time_period", f"byo-yomi needs some seconds in each period for its {periods} "
+                                              "period(s) (for absolute time, set the periods to 0 too)")
+            else:
+                self.add_error("time_periods", f"byo-yomi needs at least one period of {period} s (for "
+                                               "absolute time, set the period's seconds to 0 too)")
+            return
         if system == "canadian" and not period * periods:
             empty = "time_period" if not period else "time_periods"
             self.add_error(empty, "a Canadian period needs some seconds and at least one move (for absolute "
@@ -131,16 +143,20 @@ class SgfTextField(forms.CharField):
 class ReviewForm(forms.Form):
     """An SGF file to review: uploaded or pasted."""
 
-    file = forms.FileField(label="SGF file", required=False)
+    file = forms.FileField(label="SGF file", required=False, error_messages={
+        "empty": "the file is empty: choose the SGF file of a game, or paste its text",
+    })
     text = SgfTextField(label="or paste SGF", required=False, widget=forms.Textarea(attrs={"rows": 6}))
 
     def clean(self) -> dict:
         """Read the SGF (within :func:`frontend.services.games.record_limits`, refused at the first
         node or value over them) and replay its main line under the rules the game will be stored
         with, so size errors, syntax errors, binary data, a record too large, illegal moves (a
-        repetition its ko rule forbids among them), setup the review cannot show and an absurd komi
-        show."""
+        repetition its ko rule forbids among them), setup the review cannot show, an absurd komi
+        and a handicap the record does not place (:func:`check_handicap`) show."""
         data = super().clean()
+        if self.errors:
+            return data  # the field's own error (an empty file) says what is wrong
         upload, text = data.get("file"), data.get("text", "").strip()
         limit = settings.GOWEB_MAX_SGF_BYTES
         if upload is None and not text:
@@ -160,7 +176,7 @@ class ReviewForm(forms.Form):
             if not komi_in_range(record.komi):
                 raise SgfError(f"komi {record.komi:g} is out of range: at most {MAX_KOMI} either way",
                                kind="bad_property", source=source, where="root node")
-            replay(record, check_setup=True, rules=rules)
+            check_handicap(record, replay(record, check_setup=True, rules=rules))
         except SgfError as e:
             message = str(e)
             if e.kind == "illegal_move" and "reason: superko" in message and not record.rules:
@@ -190,6 +206,24 @@ def _playable(level: Level) -> bool:
     return True
 
 
+def check_handicap(record: GameRecord, position: Position) -> None:
+    """Raise SgfError (kind ``"bad_property"``) when the record's HA is more than the fixed handicap
+    of its board (9 on 19×19, as the new-game form allows; at least 1, which some servers write for
+    an even game without komi) and more than the black stones the record places: its setup before
+    the first move, or Black's opening moves before White's first (``position``: the record
+    replayed).  Records of handicap servers with 13 or 25 stones placed are kept; HA[100] over an
+    empty board, which would list as "H100", is not."""
+    handicap, size = record.handicap, record.size
+    top = max(max_fixed_handicap(size), 1)
+    if handicap <= top:
+        return
+    placed = max(len(record.initial_setup().black), handicap_stones(position))
+    if handicap > placed:
+        raise SgfError(f"HA[{handicap}] says {handicap} handicap stones, but the record places {placed}: "
+                       f"without the stones placed, at most {top} on {size}×{size} (correct HA, or add the "
+                       "stones with AB)", kind="bad_property", source=record.source, where="root node")
+
+
 def stored_rules(record: GameRecord) -> str:
     """Return the site's rules of an uploaded record, by what its RU means for the count
     (:mod:`analysis.go.rules`): Japanese for territory scoring; for area scoring, AGA where White
@@ -208,11 +242,19 @@ def stored_rules(record: GameRecord) -> str:
 class GameFilterForm(forms.Form):
     """The filter of "My games": kind, result and the dates the games were last changed."""
 
+    WON: ClassVar[dict[str, Q]] = {
+        "B": Q(result__istartswith="B+"),
+        "W": Q(result__istartswith="W+"),
+        "draw": Q(result="0") | Q(result__iexact="draw") | Q(result__iexact="jigo"),
+    }
+    # Every game falls in exactly one category, whatever the case of its RE (b+R is Black's win on
+    # SQLite and PostgreSQL alike): the last holds the rest, a game still going and a record whose
+    # result names no winner (RE[Void], RE[?], none at all) or that the site cannot read.
     RESULTS: ClassVar[dict[str, tuple[str, Q]]] = {
-        "B": ("Black won", Q(result__startswith="B+")),
-        "W": ("White won", Q(result__startswith="W+")),
-        "draw": ("a draw", Q(result="0") | Q(result__iexact="draw") | Q(result__iexact="jigo")),
-        "none": ("no result yet", Q(result="")),
+        "B": ("Black won", WON["B"]),
+        "W": ("White won", WON["W"]),
+        "draw": ("a draw", WON["draw"]),
+        "none": ("no winner: not finished, void or unknown", ~(WON["B"] | WON["W"] | WON["draw"])),
     }
 
     kind = forms.ChoiceField(label="Kind", required=False, choices=[("", "all"), *Game.Kind.choices])

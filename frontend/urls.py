@@ -19,6 +19,7 @@ urlpatterns = [
     path("game/<int:pk>/share", views.share, name="share"),
     path("game/<int:pk>/unshare", views.unshare, name="unshare"),
     path("shared/<str:token>", views.shared_review, name="shared"),
+    path("shared/<str:token>/download", views.shared_sgf, name="shared_sgf"),
     path("api/analyze", views.api_analyze, name="api_analyze"),
     path("api/networks", views.api_networks, name="api_networks"),
     path("healthz", views.healthz, name="healthz"),

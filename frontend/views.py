@@ -20,6 +20,7 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 from analysis.features import FEATURE_SETS
 from analysis.review.report import annotate
 from analysis.sgf import write_sgf
+from analysis.sgf.read import root_text
 from frontend import tasks
 from frontend.forms import GameFilterForm, NewGameForm, ReviewForm
 from frontend.models import Game
@@ -110,8 +111,25 @@ def my_games(request: HttpRequest) -> HttpResponse:
     valid = form.is_valid()
     listed = form.filter(mine) if valid else mine.none()
     page = Paginator(listed, GAMES_PER_PAGE).get_page(request.GET.get("page"))
-    context = {"form": form, "page": page, "games": [games.settle_clock(game) for game in page.object_list]}
+    shown = [games.settle_clock(game) for game in page.object_list]
+    context = {"form": form, "page": page, "games": shown, "rows": [(game, details(game)) for game in shown]}
     return render(request, "frontend/games.html", context, status=200 if valid else 400)
+
+
+LISTED_DETAILS = ("GN", "EV", "RO", "DT")  # what tells records apart besides their players
+
+
+def details(game: Game) -> str:
+    """Return what the game's record says of it beyond its players, for the list of games: its name
+    (GN), event (EV) and round (RO), and date (DT), joined by " · " (empty when it says none).  Only
+    the record's root node is read."""
+    found = root_text(game.sgf, LISTED_DETAILS)
+    if found.get("GN") and found.get("EV") and found["EV"] in found["GN"]:
+        del found["EV"]  # GN[Kisei, game 3] EV[Kisei]
+    if found.get("RO", "").isdigit():
+        found["RO"] = f"round {found['RO']}"
+    parts = [games.shown_text(found.get(ident), 60) for ident in LISTED_DETAILS]
+    return " · ".join(part for part in parts if part)
 
 
 @require_safe
@@ -202,11 +220,16 @@ def shared_review(request: HttpRequest, token: str) -> HttpResponse:
     try:
         game = games.shared_game(token)
     except Game.DoesNotExist:
-        message = "This share link is not valid (the owner may have withdrawn it)."
-        return render(request, "404.html", {"exception": message}, status=404)
+        return withdrawn_link(request)
     if request.session.session_key or ratelimit.allow("session", client.of_request(request)):
         session_key(request)
     return render_review(request, game, socket=f"/ws/shared/{token}/", shared=True)
+
+
+def withdrawn_link(request: HttpRequest) -> HttpResponse:
+    """The site's plain 404 page for a share link that opens nothing, saying so."""
+    message = "This share link is not valid (the owner may have withdrawn it)."
+    return render(request, "404.html", {"exception": message}, status=404)
 
 
 @require_POST
@@ -219,10 +242,17 @@ def share(request: HttpRequest, pk: int) -> HttpResponse:
     return redirect("frontend:review", pk=pk)
 
 
-@require_POST
+@require_http_methods(["GET", "POST"])
 def unshare(request: HttpRequest, pk: int) -> HttpResponse:
-    """Withdraw the game's share link: it no longer opens anything, and the sockets open on it close."""
+    """Ask whether to withdraw the game's share link (GET: the review's "Stop sharing" leads here,
+    since a withdrawn link cannot be had back), and withdraw it (POST): it no longer opens
+    anything, and the sockets open on it close."""
     game = session_game(request, pk)
+    if request.method == "GET":
+        if not game.share_token:
+            return redirect("frontend:review", pk=pk)
+        link = request.build_absolute_uri(reverse("frontend:shared", args=[game.share_token]))
+        return render(request, "frontend/unshare.html", {"game": game, "share_link": link})
     token, game.share_token = game.share_token, None
     game.save(update_fields=["share_token"])
     if token:
@@ -242,11 +272,16 @@ def upload(request: HttpRequest) -> HttpResponse:
     it is an analysed SGF of this site.
 
     Each upload or paste counts against the client address's limit (``GOWEB_UPLOAD_RATE_LIMIT`` per
-    ``GOWEB_UPLOAD_RATE_WINDOW`` seconds): 429 over it, before the SGF is read.
+    ``GOWEB_UPLOAD_RATE_WINDOW`` seconds): 429 over it, before the SGF is read, the pasted text
+    kept in the form to send again.
     """
     address = requester.from_request(request).address or "unknown"
     if request.method == "POST" and not ratelimit.allow("upload", address):
-        return upload_page(request, ReviewForm(), ratelimit.refusal("upload"), status=429)
+        refusal = ratelimit.refusal("upload")
+        if request.FILES.get("file"):
+            refusal += "; your browser cannot keep the file chosen: choose it again then"
+        kept = ReviewForm(initial={"text": request.POST.get("text", "")})  # unbound: nothing is read
+        return upload_page(request, kept, refusal, status=429)
     form = ReviewForm(*((request.POST, request.FILES) if request.method == "POST" else ()))
     if request.method == "POST" and form.is_valid():
         record = form.record
@@ -297,9 +332,26 @@ def download_sgf(request: HttpRequest, pk: int) -> HttpResponse:
             annotate(record, latest.results)
             name += "-analysed"
             text = write_sgf(record)
+    return sgf_attachment(text, name)
+
+
+def sgf_attachment(text: bytes, name: str) -> HttpResponse:
+    """Return the SGF ``text`` as the download ``name``.sgf."""
     response = HttpResponse(text, content_type="application/x-go-sgf; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{name}.sgf"'
     return response
+
+
+@require_safe
+def shared_sgf(request: HttpRequest, token: str) -> HttpResponse:
+    """Download the SGF of a game shared with ``token``, for anyone with the link: the stored record
+    as it is, as the owner's plain download sends it; an unknown token (a link withdrawn) gets the
+    shared page's 404."""
+    try:
+        game = games.shared_game(token)
+    except Game.DoesNotExist:
+        return withdrawn_link(request)
+    return sgf_attachment(game.sgf.encode(), f"game-{game.pk}")
 
 
 @require_http_methods(["GET", "POST"])

@@ -3,11 +3,14 @@ too big to review, refused early by :class:`analysis.sgf.SgfLimits` before the c
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from analysis.sgf import SgfError, SgfLimits, read_sgf, replay
 from analysis.sgf import model as sgf_model
 from analysis.sgf.encoding import decode_sgf_bytes
+from analysis.sgf.read import root_text
 
 GAME = "(;GM[1]FF[4]CA[{ca}]SZ[9]PB[Müller];B[ee];W[cc])"
 
@@ -146,3 +149,70 @@ def test_point_lists_spanning_more_points_than_the_limit_are_refused_before_they
     assert replay(game).stones()[1, 0] != 0
     with pytest.raises(SgfError, match="span more than 1000 points"):
         read_sgf("(;SZ[19]AE[aa:ss]AB[dd][pp]" + ";AW[ab:ac]" * 320 + ")", limits=spans)  # 1003
+
+
+# --- files as people save them (the upload audit, item 3) ------------------------------------------
+
+ZOE = "(;GM[1]FF[4]{ca}SZ[9]PB[Zoë]PW[李昌镐]KM[6.5];B[ee];W[cc])"
+
+
+@pytest.mark.parametrize("codec", ["utf-16", "utf-16-le", "utf-16-be", "utf-32"])
+def test_a_unicode_file_with_its_byte_order_mark_is_read_not_refused_as_binary(codec: str) -> None:
+    """Windows Notepad's "Unicode" is UTF-16 LE with a BOM: it was "binary data (byte 4 is a NUL)"."""
+    text = ZOE.format(ca="CA[UTF-16]")
+    data = text.encode(codec)
+    if codec.endswith(("-le", "-be")):
+        data = {"utf-16-le": b"\xff\xfe", "utf-16-be": b"\xfe\xff"}[codec] + data
+    game = read_sgf(data, source="notepad.sgf")
+    assert game.players == {1: "Zoë", -1: "李昌镐"} and game.main_line_moves() == [(1, 40), (-1, 20)]
+    assert game.encoding.startswith(("utf-16", "utf-32"))
+    assert decode_sgf_bytes(data)[0] == text
+
+
+def test_a_file_that_starts_with_a_utf16_mark_but_is_not_utf16_says_so() -> None:
+    data = b"\xff\xfe" + "(;SZ[9];B[ee])".encode("utf-16-le") + b"x"  # an odd number of bytes
+    message = "x.sgf: not valid UTF-16 text, though it starts with UTF-16's byte order mark"
+    with pytest.raises(SgfError, match=re.escape(message)) as refused:
+        read_sgf(data, source="x.sgf")
+    assert refused.value.kind == "not_sgf"
+
+
+@pytest.mark.parametrize("label", ["ISO-8859-1", "latin1", "Windows-1252", "iso-8859-15"])
+def test_utf8_bytes_labelled_latin1_are_read_as_utf8_not_garbled(label: str) -> None:
+    """PB[Zoë] was stored as "ZoÃ«": UTF-8 bytes under the CA that many programs write regardless."""
+    game = read_sgf(ZOE.format(ca=f"CA[{label}]").encode("utf-8"))
+    assert game.players == {1: "Zoë", -1: "李昌镐"} and game.encoding == "utf-8"
+
+
+def test_real_latin1_and_ascii_under_a_latin1_label_keep_their_label() -> None:
+    latin = "(;GM[1]CA[ISO-8859-1]PB[Zoë]PW[Jérôme Müller]C[±5 «»];B[ee])".encode("latin-1")
+    game = read_sgf(latin)
+    assert game.players == {1: "Zoë", -1: "Jérôme Müller"} and game.root.comment == "±5 «»"
+    assert game.encoding == "iso8859-1"
+    assert read_sgf(b"(;GM[1]CA[ISO-8859-1]PB[Zoe];B[ee])").encoding == "iso8859-1"  # ASCII: no doubt
+
+
+def test_utf8_bytes_labelled_gb2312_still_follow_the_label() -> None:
+    """Only a single-byte label gives way: GB2312 bytes are often valid UTF-8 too."""
+    gb = "(;FF[4]CA[GB2312]PB[时越]PW[檀啸];B[dd])".encode("gb2312")
+    assert read_sgf(gb).players == {1: "时越", -1: "檀啸"}
+
+
+@pytest.mark.parametrize(("km", "shown"), [
+    ("1e308", "1e+308"), ("-1E5", "-100000"), ("1e400", "1e400"), ("9" * 400, "999999999999..."),
+])
+def test_a_komi_too_large_for_any_game_is_out_of_range_not_not_a_number(km: str, shown: str) -> None:
+    """KM[1e308] said "not a number" where KM[200] says "out of range" on the upload form."""
+    with pytest.raises(SgfError, match=f"x.sgf, root node: komi {re.escape(shown)} is out of range: at most "
+                                       "150 either way") as refused:
+        read_sgf(f"(;GM[1]SZ[9]KM[{km}];B[ee])", source="x.sgf")
+    assert refused.value.kind == "bad_property"
+    with pytest.raises(SgfError, match="bad KM value 'seven': not a number"):
+        read_sgf("(;GM[1]SZ[9]KM[seven];B[ee])")
+
+
+def test_root_text_reads_the_root_nodes_simple_text_only() -> None:
+    sgf = "(;GM[1]FF[4]DT[2024-03-01]EV[Kisei\\] final,\n game 3]GN[]C[x];B[ee]EV[not the root])"
+    assert root_text(sgf, ["DT", "EV", "GN", "PB"]) == {"DT": "2024-03-01", "EV": "Kisei] final, game 3"}
+    assert root_text("not sgf", ["DT"]) == {} and root_text("(;GM[1]EV[Zoë's cup])", ["EV"]) == {
+        "EV": "Zoë's cup"}

@@ -7,6 +7,12 @@ GBK), EUC-KR (then its superset CP949), Shift-JIS (then its superset CP932) and
 finally ISO-8859-1 (the FF[4] default), and keeps the decoding whose non-ASCII
 characters look most like real text.
 
+Two common mistakes are forgiven: a file saved as UTF-16 with its byte order mark (Windows
+Notepad's "Unicode") is read as UTF-16, and a file whose bytes are UTF-8 with non-ASCII text but
+whose CA names a single-byte charset (``CA[ISO-8859-1]``, which some programs write whatever
+they save) is read as UTF-8, which real Latin-1 text with accents almost never is (sgfmill and
+KaTrain decode with the CA named, and show such a file garbled).
+
 The files are decoded *before* the SGF grammar is applied because in GBK and
 Shift-JIS the second byte of a character may be ``\\`` or ``]``, which would
 otherwise be taken for an escape or the end of a property value.
@@ -16,6 +22,7 @@ from __future__ import annotations
 
 import codecs
 import re
+from collections.abc import Iterator
 from functools import lru_cache
 
 # Decodings to try when CA is missing and the bytes are not UTF-8, in order of
@@ -30,6 +37,19 @@ _CA_CODECS = {
     "euc_kr": ("euc_kr", "cp949"),
     "shift_jis": ("shift_jis", "cp932"),
 }
+
+# The byte order marks of the Unicode encodings other than UTF-8: UTF-32's first, since its
+# little-endian mark starts with UTF-16's.
+_BYTE_ORDER_MARKS = (
+    (codecs.BOM_UTF32_LE, "utf-32-le"),
+    (codecs.BOM_UTF32_BE, "utf-32-be"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
+
+# The canonical names of the single-byte charsets that a CA may name for bytes that are UTF-8:
+# ISO-8859-x, Windows-125x, KOI8 and the Mac's.
+_SINGLE_BYTE_PREFIXES = ("iso8859-", "cp125", "koi8", "mac-")
 
 # One property of the root node, enough to find CA without decoding anything.
 _ROOT_TOKEN = re.compile(rb"\s*(?:\[((?:[^\\\]]|\\.)*)\]|([A-Za-z]+)|([;()]))", re.DOTALL)
@@ -58,26 +78,37 @@ def _codec_name(label: str) -> str | None:
         return None
 
 
+def root_values(data: bytes) -> Iterator[tuple[str, bytes]]:
+    """Yield (identifier, raw value) for each property value of the first game's root node, in order,
+    without decoding anything: the identifier's upper-case letters (FF[3]'s lower-case ones left
+    out), the value's bytes as they are (escapes kept).  Stops at the end of the root node, or at
+    anything that is not a property.  Never raises."""
+    start = _GAME_START.search(data)
+    if start is None:
+        return
+    pos = start.end()
+    ident = b""
+    while True:
+        m = _ROOT_TOKEN.match(data, pos)
+        if m is None or m.group(3) is not None:
+            return
+        pos = m.end()
+        if m.group(2) is not None:
+            ident = m.group(2).translate(None, b"abcdefghijklmnopqrstuvwxyz")
+        elif ident:
+            yield ident.decode("ascii"), m.group(1)
+
+
 def declared_charset(data: bytes) -> str | None:
     """Return the raw ``CA`` value of the first game's root node, or None if there is none.
 
     Only the root node is scanned, and no bytes are decoded except the CA value
     itself (as ASCII, with undecodable bytes dropped).  Never raises.
     """
-    start = _GAME_START.search(data)
-    if start is None:
-        return None
-    pos = start.end()
-    ident = b""
-    while True:
-        m = _ROOT_TOKEN.match(data, pos)
-        if m is None or m.group(3) is not None:
-            return None
-        pos = m.end()
-        if m.group(2) is not None:
-            ident = m.group(2).translate(None, b"abcdefghijklmnopqrstuvwxyz")
-        elif ident == b"CA":
-            return m.group(1).decode("ascii", errors="ignore").strip()
+    for ident, value in root_values(data):
+        if ident == "CA":
+            return value.decode("ascii", errors="ignore").strip()
+    return None
 
 
 @lru_cache(maxsize=65536)
@@ -152,6 +183,27 @@ def _still_sgf(text: str, label: str) -> bool:
     return declared_charset(encoded) == label
 
 
+def decode_marked(data: bytes) -> tuple[str, str] | None:
+    """Return (text, codec name) for bytes that start with a UTF-16 or UTF-32 byte order mark (the
+    mark left out), or None for bytes that do not.  Raises UnicodeDecodeError when the bytes after
+    the mark are not that encoding (an odd number of UTF-16 bytes, say)."""
+    for mark, codec in _BYTE_ORDER_MARKS:
+        if data.startswith(mark):
+            return data[len(mark) :].decode(codec), codec
+    return None
+
+
+def _mislabelled_utf8(data: bytes, codec: str) -> str | None:
+    """Return the text of ``data`` when its CA names the single-byte ``codec`` but the bytes are
+    UTF-8 with some non-ASCII text (then the CA is the common mislabel, not the truth), else None."""
+    if not codec.startswith(_SINGLE_BYTE_PREFIXES) or data.isascii():
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
 def guess_decoding(data: bytes) -> tuple[str, str]:
     """Return (text, codec name) for bytes without a usable CA.
 
@@ -179,9 +231,12 @@ def guess_decoding(data: bytes) -> tuple[str, str]:
 def decode_sgf_bytes(data: bytes) -> tuple[str, str]:
     """Return (text, codec name) for the bytes of an SGF file.
 
-    A UTF-8 byte order mark means UTF-8.  Otherwise the root ``CA`` property is
+    A UTF-8 byte order mark means UTF-8, and a UTF-16 or UTF-32 one that encoding when the bytes
+    decode with it.  Otherwise the root ``CA`` property is
     honoured (GB2312 and GBK are read as their superset GB18030; EUC-KR and
-    Shift-JIS fall back to CP949 and CP932 when the strict codec fails).  When CA
+    Shift-JIS fall back to CP949 and CP932 when the strict codec fails), except that bytes which
+    are UTF-8 with non-ASCII text are read as UTF-8 when CA names a single-byte charset
+    (ISO-8859-1, Windows-1252...: a common mislabel).  When CA
     is missing, names an unknown codec or one that is not a text encoding, does
     not decode the bytes, or decodes them into something that is no longer the
     same SGF (the game tree and its CA gone, a NUL or a lone surrogate made), the
@@ -195,9 +250,18 @@ def decode_sgf_bytes(data: bytes) -> tuple[str, str]:
             return data[len(codecs.BOM_UTF8) :].decode("utf-8"), "utf-8"
         except UnicodeDecodeError:
             data = data[len(codecs.BOM_UTF8) :]
+    try:
+        marked = decode_marked(data)
+    except UnicodeDecodeError:
+        marked = None
+    if marked is not None:
+        return marked
     label = declared_charset(data)
     codec = _codec_name(label) if label else None
     if codec is not None:
+        utf8 = _mislabelled_utf8(data, codec)
+        if utf8 is not None:
+            return utf8, "utf-8"
         decoded = _decode_strict(data, *_CA_CODECS.get(codec, (codec, None)))
         if decoded is not None and _still_sgf(decoded[0], label):
             return decoded

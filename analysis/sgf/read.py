@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import math
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from sgfmill import sgf_grammar
 
 from analysis.go.coords import to_gtp
-from analysis.sgf.encoding import decode_sgf_bytes
+from analysis.go.rules import MAX_KOMI
+from analysis.sgf.encoding import decode_marked, decode_sgf_bytes, root_values
 from analysis.sgf.limits import SgfLimits, too_large
 from analysis.sgf.model import (
     MOVE_PROPERTIES,
@@ -30,6 +32,7 @@ _GAME_START = re.compile(rb"\(\s*;")
 _NEEDS_UNESCAPING = re.compile(rb"[\\\r\t\f\v]")
 _STRAY_AFTER_GAME = re.compile(rb"\s*([;)\[])")
 _OPEN_VALUE = re.compile(rb"\[(?:[^\\\]]|\\.)*\\?", re.DOTALL)
+_FLOAT = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")  # a number, exponent and all
 UNLIMITED = SgfLimits()
 POINT_LISTS = ("AB", "AW", "AE", "TB", "TW")  # the point lists the site expands: setup and territory
 
@@ -190,6 +193,32 @@ def _check_tree(game: GameRecord, limits: SgfLimits) -> None:
         )
 
 
+def _header_error(root: SgfNode, error: SgfError) -> SgfError:
+    """Return the error of a record whose header is unusable, a komi too large for any game said to
+    be out of range (as the upload form says of KM[200]) rather than "not a number": KM[1e308]
+    (SGF numbers have no exponent) or a KM of more digits than a float holds."""
+    value = (root.get("KM") or "").strip().replace(",", ".")
+    if not error.what.startswith("bad KM value") or not _FLOAT.fullmatch(value):
+        return error
+    komi = float(value)  # inf for too many digits; never raises
+    if math.isfinite(komi) and abs(komi) <= MAX_KOMI:
+        return error  # 1e1: within range, but not an SGF number
+    shown = f"{komi:g}" if math.isfinite(komi) else value if len(value) <= 12 else value[:12] + "..."
+    return SgfError(f"komi {shown} is out of range: at most {MAX_KOMI} either way", kind="bad_property",
+                    source=error.source, where=error.where)
+
+
+def root_text(sgf: str, idents: Iterable[str]) -> dict[str, str]:
+    """Return the text of the ``idents`` properties (SimpleText: escapes removed, each run of white
+    space one space) of the first game's root node in the SGF text ``sgf``, the first value of
+    each that has one; only the root node is read, so a long record costs no more than a short one.
+    Never raises."""
+    wanted, found = set(idents), {}
+    for ident, value in root_values(sgf.encode("utf-8", errors="replace")):
+        if ident in wanted and ident not in found:
+            found[ident] = " ".join(_text(value).split())  # whole UTF-8 characters: ']' is ASCII
+    return {ident: text for ident, text in found.items() if text}
+
 
 def _not_sgf(data: bytes | str) -> str | None:
     """Return why ``data`` cannot be SGF text at all (a NUL anywhere: binary data, which no database
@@ -218,9 +247,21 @@ def iter_sgf_games(
     game over ``limits`` (kind ``"too_large"``), yields its SgfError and ends the
     collection.  When the file holds several games their sources are ``source#1``,
     ``source#2``...  Data that is not SGF at all (no game tree; a NUL byte or
-    character anywhere) yields a single SgfError of kind ``"not_sgf"``.  Never
-    raises SgfError itself.
+    character anywhere) yields a single SgfError of kind ``"not_sgf"``; so do bytes
+    that start with a UTF-16 or UTF-32 byte order mark (which such files are read by)
+    but are not that encoding.  Never raises SgfError itself.
     """
+    encoding = None
+    if isinstance(data, bytes):
+        try:
+            marked = decode_marked(data)
+        except UnicodeDecodeError as e:
+            codec = e.encoding.upper().removesuffix("-LE").removesuffix("-BE")
+            yield SgfError(f"not valid {codec} text, though it starts with {codec}'s byte order mark",
+                           kind="not_sgf", source=source)
+            return
+        if marked is not None:
+            data, encoding = marked
     if (why := _not_sgf(data)) is not None:
         yield SgfError(why, kind="not_sgf", source=source)
         return
@@ -228,7 +269,6 @@ def iter_sgf_games(
     if not _GAME_START.search(raw):
         yield SgfError("not an SGF file: no game tree '(;' found", kind="not_sgf", source=source)
         return
-    encoding = None
     if isinstance(data, bytes):
         text, encoding = decode_sgf_bytes(data)
         if encoding != "utf-8":
@@ -239,6 +279,10 @@ def iter_sgf_games(
         name = f"{source}#{number}" if several else source
         try:
             game = GameRecord(root, source=name, encoding=encoding)
+        except SgfError as e:
+            yield _header_error(root, e)
+            continue
+        try:
             _check_tree(game, limits)
         except SgfError as e:
             yield e
