@@ -72,7 +72,8 @@ def test_every_page_sends_the_policy_and_needs_nothing_it_forbids(client: Client
     stranger = make_game("another-session")
     pages = [
         "/", "/new", "/games", "/review", f"/game/{played.pk}/", f"/game/{reviewed.pk}/review",
-        f"/game/{reviewed.pk}/compare", f"/game/{reviewed.pk}/delete", "/shared/csp-shared-token",
+        f"/game/{reviewed.pk}/compare", f"/game/{reviewed.pk}/delete", f"/game/{reviewed.pk}/unshare",
+        "/shared/csp-shared-token", "/shared/csp-shared-token/download",
         "/accounts/login/", "/accounts/signup/", "/admin/login/", "/no-such-page", f"/game/{stranger.pk}/",
         "/api/networks",
     ]  # fmt: skip
