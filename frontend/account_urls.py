@@ -8,7 +8,7 @@ from frontend import account_views
 urlpatterns = [
     path("signup/", account_views.signup, name="signup"),
     path("login/", account_views.LoginView.as_view(template_name="accounts/login.html"), name="login"),
-    path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("logout/", account_views.LogoutView.as_view(), name="logout"),
     path(
         "password/",
         account_views.PasswordChangeView.as_view(template_name="accounts/password_change.html"),

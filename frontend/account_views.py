@@ -46,6 +46,17 @@ class LoginView(auth_views.LoginView):
         return response
 
 
+class LogoutView(auth_views.LogoutView):
+    """Django's logout (a POST, which the header's button sends), that answers a GET (a typed or
+    followed link) with a page holding the logout button, where Django's gives a blank 405."""
+
+    http_method_names = ("get", "head", "post", "options")
+
+    def get(self, request: HttpRequest, *args: object, **kwargs: object) -> HttpResponse:
+        """Show the logout button (or say that nobody is logged in)."""
+        return render(request, "accounts/logout.html", {"next": request.GET.get("next", "")})
+
+
 class PasswordChangeView(auth_views.PasswordChangeView):
     """Django's password change, its old password checked as a login's password is (429 when
     refused unchecked: :class:`~frontend.forms.ThrottledPasswordChangeForm`)."""

@@ -199,6 +199,7 @@ class BoardConsumer(JsonConsumer):
     game_id: int
     requester: Requester
     private: GameRecord | None = None  # the variations a viewer explores (frontend.services.variations)
+    opened = False  # whether the board opened: the messages of a socket refused are left unread
 
     def find_game(self) -> Game:
         """Return the game of this socket's URL if the requester owns it; raises Game.DoesNotExist
@@ -229,6 +230,8 @@ class BoardConsumer(JsonConsumer):
         except outage.UNAVAILABLE:
             await self.send_error(outage.CONNECT)
             await self.close(code=1013)
+            return
+        self.opened = True
 
     async def open_board(self, game_id: int) -> None:
         """Join the board's group and send its state (asking for the bot's move if it is its turn)
@@ -253,8 +256,9 @@ class BoardConsumer(JsonConsumer):
                 await self.channel_layer.group_discard(group, self.channel_name)
 
     async def receive_json(self, content: Any, **kwargs: Any) -> None:
-        """Validate the message, then run its handler; errors go back as error messages."""
-        if not await self.still_open():
+        """Validate the message, then run its handler; errors go back as error messages.  A refused
+        socket's messages (sent before its close arrived) are left unread."""
+        if not self.opened or not await self.still_open():
             return
         try:
             kind, fields = protocol.parse(content)

@@ -25,7 +25,7 @@ MESSAGES = {
     400: "bad request",
     403: "forbidden",
     404: "no such API endpoint",
-    405: "method not allowed: use POST",
+    405: "method not allowed",
     413: "the request body is too large",
     500: "internal error; the server logged it",
 }
@@ -78,14 +78,25 @@ class ContentSecurityPolicy(MiddlewareMixin):
         return response
 
 
-def json_error(status: int) -> JsonResponse:
-    """Return ``{"error": message}`` with ``status``."""
-    return JsonResponse({"error": MESSAGES.get(status, "request failed")}, status=status)
+def json_error(status: int, message: str | None = None) -> JsonResponse:
+    """Return ``{"error": message}`` with ``status`` (by default the status's message)."""
+    return JsonResponse({"error": message or MESSAGES.get(status, "request failed")}, status=status)
+
+
+def method_not_allowed(allow: str) -> str:
+    """Return the 405's message naming the methods of the ``Allow`` header's value ``allow``:
+    ``method not allowed: use GET or HEAD``."""
+    methods = [method.strip() for method in allow.split(",") if method.strip()]
+    if not methods:
+        return MESSAGES[405]
+    named = methods[0] if len(methods) == 1 else f"{', '.join(methods[:-1])} or {methods[-1]}"
+    return f"{MESSAGES[405]}: use {named}"
 
 
 class ApiErrorsAsJson(MiddlewareMixin):
     """Makes every error under ``/api/`` a JSON body ``{"error": ...}``, never an HTML page, whatever
-    DEBUG says: 404, 405, 413 for a body over ``GOWEB_MAX_UPLOAD_BYTES``, and 500."""
+    DEBUG says: 404, 405 (naming the methods its ``Allow`` header names), 413 for a body over
+    ``GOWEB_MAX_UPLOAD_BYTES``, and 500."""
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
         """Return the API's JSON answer to an exception its view raised (None outside the API)."""
@@ -101,9 +112,12 @@ class ApiErrorsAsJson(MiddlewareMixin):
         is_json = response.get("Content-Type", "").startswith("application/json")
         if not request.path.startswith(API_PREFIX) or response.status_code < 400 or is_json:
             return response
-        replaced = json_error(response.status_code)
-        if response.has_header("Allow"):
-            replaced["Allow"] = response["Allow"]
+        if not response.has_header("Allow"):
+            return json_error(response.status_code)
+        allow = response["Allow"]
+        message = method_not_allowed(allow) if response.status_code == 405 else None
+        replaced = json_error(response.status_code, message)
+        replaced["Allow"] = allow
         return replaced
 
 

@@ -79,7 +79,8 @@ service (SQLite, in-memory channel layer, Celery tasks run eagerly in-process):
 - ``GOWEB_TRUSTED_PROXIES``: how many reverse proxies in front of the site append the address they
   took the connection from to ``X-Forwarded-For`` (default 1 in production, behind the TLS proxy;
   0 in development). The client address that rate limits count is the entry the outermost of them
-  added (:mod:`frontend.services.client`); entries the client sent itself are never believed;
+  added (:mod:`frontend.services.client`); entries the client sent itself are never believed. An
+  IPv6 client counts as its /64 (an IPv4-mapped one as its IPv4 address);
 - ``GOWEB_ANALYSIS_THREADS``: threads running tasks in-process for each queue when there is no
   broker (default 2);
 - ``GOWEB_BOARD_THREADS``: threads of each web process that run the board sockets' database and
@@ -184,6 +185,9 @@ MIDDLEWARE = [
 ]
 
 ROOT_URLCONF = "goweb.urls"
+# Database sessions that take a cookie's key only in the form Django makes (a NUL in one was a 500 on
+# PostgreSQL): frontend.sessions.
+SESSION_ENGINE = "frontend.sessions"
 ASGI_APPLICATION = "goweb.asgi.application"
 
 TEMPLATES = [
@@ -259,9 +263,26 @@ STORAGES = {
 WHITENOISE_USE_FINDERS = not PRODUCTION
 WHITENOISE_AUTOREFRESH = not PRODUCTION
 
+# A form refused by the CSRF check (the session changed in another tab) gets the site's page, which
+# shows back what was entered.
+CSRF_FAILURE_VIEW = "frontend.csrf_failure.csrf_failure"
+
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "frontend:games"
 LOGOUT_REDIRECT_URL = "frontend:home"
+
+# Errors go to the process's standard error, DEBUG or not: Django's own default sends its loggers
+# (a request's 500 and its traceback, on django.request) to the console only while DEBUG is on, and
+# nowhere else without ADMINS.  Every logger's warnings and errors reach the root's handler; Django's
+# own messages while DEBUG is on from INFO, as its default shows them, and only its errors otherwise.
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "{asctime} {levelname} {name} {process}: {message}", "style": "{"}},
+    "handlers": {"stderr": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["stderr"], "level": "WARNING"},
+    "loggers": {"django": {"handlers": [], "level": "INFO" if DEBUG else "ERROR", "propagate": True}},
+}
 
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("GOWEB_MAX_UPLOAD_BYTES", 2 * 1024 * 1024)
 FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE

@@ -361,3 +361,45 @@ def test_a_withdrawn_share_link_gets_the_sites_plain_page_even_on_the_developmen
     assert response.status_code == 404
     assert "This share link is not valid (the owner may have withdrawn it)." in page
     assert 'class="site-header"' in page and "URLconf" not in page  # not Django's technical 404
+
+
+@pytest.mark.django_db
+def test_get_logout_shows_a_logout_button_and_its_post_logs_out(client) -> None:
+    assert "You are not logged in." in client.get("/accounts/logout/").content.decode()
+    sign_up(client, "lin")
+    page = client.get("/accounts/logout/")
+    html = page.content.decode()
+    assert page.status_code == 200 and "You are logged in as lin." in html
+    assert '<form method="post" action="/accounts/logout/"' in html and 'name="csrfmiddlewaretoken"' in html
+    assert client.get("/games").wsgi_request.user.is_authenticated  # a GET logs nobody out
+    assert client.post("/accounts/logout/")["Location"] == "/"
+    assert not client.get("/games").wsgi_request.user.is_authenticated
+
+
+@pytest.mark.django_db
+def test_the_headers_log_in_link_comes_back_to_the_page_it_was_on(client) -> None:
+    game = upload(client)
+    stranger = Client()
+    page = client.get(f"/game/{game.pk}/review?move=2").content.decode()
+    assert f'<a href="/accounts/login/?next=/game/{game.pk}/review%3Fmove%3D2">Log in</a>' in page
+    assert '<a href="/accounts/login/">Log in</a>' in stranger.get("/accounts/signup/").content.decode()
+    User.objects.create_user("grace", password=PASSWORD)
+    response = stranger.post(f"/accounts/login/?next=/game/{game.pk}/review",
+                             {"username": "grace", "password": PASSWORD, "next": f"/game/{game.pk}/review"})
+    assert response["Location"] == f"/game/{game.pk}/review"
+    evil = Client().post("/accounts/login/", {"username": "grace", "password": PASSWORD,
+                                              "next": "https://evil.example/"})
+    assert evil["Location"] == "/games"  # Django's login checks the page is the site's own
+
+
+@pytest.mark.django_db
+def test_an_anonymous_visitor_refused_a_game_is_offered_to_log_in_to_it(client) -> None:
+    sign_up(client, "owner")
+    game = new_game(client)
+    refused = Client().get(f"/game/{game.pk}/review")
+    assert refused.status_code == 403
+    link = f'href="/accounts/login/?next=/game/{game.pk}/review" id="login-to-open"'
+    assert link in refused.content.decode()
+    other = Client()
+    sign_up(other, "other")
+    assert b"login-to-open" not in other.get(f"/game/{game.pk}/review").content  # logged in already

@@ -193,6 +193,37 @@ def test_another_session_cannot_use_the_board() -> None:
     asyncio.run(scenario())
 
 
+@pytest.mark.parametrize("message", [{"type": "state"}, {"type": "play", "move": "E5"}, {"type": "tree"},
+                                     {"type": "ping"}, {"type": "fly"}])
+def test_a_message_sent_at_once_to_a_refused_board_is_ignored(message: dict, caplog) -> None:
+    game = make_game(new_session())
+    stranger = new_session()
+
+    async def scenario() -> None:
+        for game_id, code in ((game.pk, 4403), (99999, 4404)):
+            ws = await connect(game_id, stranger)
+            await ws.send_json_to(message)  # before the refusal arrives
+            reply = await ws.receive_json_from(timeout=5)
+            assert reply["type"] == "error" and reply["message"] in (
+                "this game belongs to another session", "there is no game 99999")
+            assert (await ws.receive_output(timeout=5)) == {"type": "websocket.close", "code": code}
+            assert await ws.receive_nothing(timeout=0.5)  # no reply, no "fault of ours"
+            await ws.disconnect()
+        shared = WebsocketCommunicator(application, "/ws/shared/no-such-link/", headers=[ORIGIN])
+        assert (await shared.connect())[0]
+        await shared.send_json_to(message)
+        reply = await shared.receive_json_from(timeout=5)
+        assert reply["message"].startswith("this share link is not valid")
+        assert (await shared.receive_output(timeout=5)) == {"type": "websocket.close", "code": 4404}
+        assert await shared.receive_nothing(timeout=0.5)
+        await shared.disconnect()
+
+    asyncio.run(scenario())
+    assert not [record for record in caplog.records if record.levelname in ("ERROR", "CRITICAL")]
+    game.refresh_from_db()
+    assert game.sgf.count(";B[") == 0
+
+
 @pytest.mark.parametrize("path", ["/ws/board/-1/", "/ws/nope/", "/nope", "/ws/board/1/more/"])
 def test_a_socket_path_the_site_does_not_serve_is_told_so_and_closed_with_4404(path: str, caplog) -> None:
     async def scenario() -> None:

@@ -242,3 +242,42 @@ def test_the_share_socket_with_an_odd_token_closes_with_4404_saying_why(site: st
     message, code = asyncio.run(talk())
     assert message["type"] == "error" and message["message"].startswith("this share link is not valid")
     assert code == 4404
+
+
+NUL_SESSION = 'sessionid="\\000abcdefghij"'  # Django's cookie parser reads \000 as a NUL
+
+
+@pytest.mark.parametrize("path", ["/", "/games", "/review", "/accounts/login/"])
+def test_a_session_cookie_holding_a_nul_is_no_session_on_postgresql(site: str, path: str) -> None:
+    request = urllib.request.Request(site + path, headers={"Cookie": NUL_SESSION})
+    with urllib.request.build_opener(NoRedirect).open(request, timeout=30) as response:
+        assert response.status == 200
+        new_session = [value for name, value in response.headers.items() if name == "Set-Cookie"]
+    assert not any("\x00" in cookie for cookie in new_session)
+
+
+def test_a_session_cookie_holding_a_nul_opens_the_socket_as_a_new_session_on_postgresql(site: str) -> None:
+    browser = Browser(site)
+    status, headers, _ = browser.send_sgf(b"(;GM[1]FF[4]SZ[9];B[ee])", "text")
+    assert status == 302
+    game = re.fullmatch(r"/game/(\d+)/review", headers["Location"]).group(1)
+
+    async def talk(path: str) -> tuple[dict, int | None]:
+        uri = site.replace("http://", "ws://") + path
+        async with websockets.connect(uri, origin=site, additional_headers={"Cookie": NUL_SESSION},
+                                      open_timeout=10) as socket:
+            message = json.loads(await asyncio.wait_for(socket.recv(), 10))
+            await asyncio.wait_for(socket.wait_closed(), 10)
+            return message, socket.close_code
+
+    message, code = asyncio.run(talk(f"/ws/board/{game}/"))  # someone else's game: refused as for anyone
+    assert (message, code) == ({"type": "error", "message": "this game belongs to another session"}, 4403)
+
+    async def ping() -> dict:
+        uri = site.replace("http://", "ws://") + "/ws/ping/"
+        async with websockets.connect(uri, origin=site, additional_headers={"Cookie": NUL_SESSION},
+                                      open_timeout=10) as socket:
+            await socket.send(json.dumps({"type": "ping"}))
+            return json.loads(await asyncio.wait_for(socket.recv(), 10))
+
+    assert asyncio.run(ping()) == {"type": "pong"}
