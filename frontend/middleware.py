@@ -1,8 +1,10 @@
 """Middleware of the site: the health check answered before anything else, the Content-Security-Policy,
-JSON errors on the API, and the parsing of game records charged to the client address."""
+a browser session kept alive by its visits, JSON errors on the API, and the parsing of game records
+charged to the client address."""
 
 from __future__ import annotations
 
+import datetime
 import logging
 from collections.abc import Callable
 from typing import Any
@@ -76,6 +78,26 @@ class ContentSecurityPolicy(MiddlewareMixin):
         if not (settings.DEBUG and response.status_code >= 400):
             response.setdefault("Content-Security-Policy", content_security_policy(request))
         return response
+
+
+SEEN = "seen"  # the session's key holding the day of its last refresh
+
+
+class SessionKeptAlive(MiddlewareMixin):
+    """Refresh the browser session of a visit, once a day: its cookie and its stored expiry start
+    ``SESSION_COOKIE_AGE`` again, so that a visitor without an account keeps their games while they
+    come back (Django sets both once, when the session is made: 14 days after the first visit the
+    games were out of reach, however often the visitor came).  A request without a session makes
+    none; goes after the session middleware."""
+
+    def process_request(self, request: HttpRequest) -> None:
+        session = getattr(request, "session", None)
+        if session is None or session.session_key is None:
+            return
+        seen = session.get(SEEN)  # loads it: an unknown or expired key is no session any more
+        today = datetime.date.today().isoformat()
+        if session.session_key is not None and seen != today:
+            session[SEEN] = today  # modified: the session middleware saves it and sends its cookie
 
 
 def json_error(status: int, message: str | None = None) -> JsonResponse:

@@ -112,7 +112,8 @@ def my_games(request: HttpRequest) -> HttpResponse:
     listed = form.filter(mine) if valid else mine.none()
     page = Paginator(listed, GAMES_PER_PAGE).get_page(request.GET.get("page"))
     shown = [games.settle_clock(game) for game in page.object_list]
-    context = {"form": form, "page": page, "games": shown, "rows": [(game, details(game)) for game in shown]}
+    context = {"form": form, "page": page, "games": shown, "rows": [(game, details(game)) for game in shown],
+               "kept_days": settings.SESSION_COOKIE_AGE // 86400}
     return render(request, "frontend/games.html", context, status=200 if valid else 400)
 
 
