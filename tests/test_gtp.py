@@ -256,11 +256,12 @@ def test_boardsize_resizes_and_clears(engine: GtpEngine) -> None:
     assert engine.position.size == 13
     assert ok(engine, "list_stones black") == ""
     assert ok(engine, "boardsize 25") == ""
+    assert ok(engine, "boardsize 19 19") == "" and engine.position.size == 19  # Lizzie's square form
 
 
-@pytest.mark.parametrize("size", ["1", "26", "0", "-9"])
+@pytest.mark.parametrize("size", ["1", "26", "0", "-9", "9 7", "19 13"])
 def test_boardsize_rejects_unacceptable_sizes(engine: GtpEngine, size: str) -> None:
-    assert err(engine, f"boardsize {size}") == "unacceptable size"
+    assert err(engine, f"boardsize {size}").startswith("unacceptable size")
     assert engine.position.size == 9
 
 
@@ -351,7 +352,7 @@ def test_play_forbids_retaking_a_ko(engine: GtpEngine) -> None:
     assert err(engine, "play white B2") == "illegal move: ko"
 
 
-def test_chinese_rules_forbid_superko_and_japanese_rules_allow_it() -> None:
+def test_chinese_rules_forbid_superko_yet_play_takes_a_repetition_as_katago_does() -> None:
     """A triple ko: after six captures the position repeats."""
     moves = ["b C8", "w G8", "b C4", "w B8", "b H8", "w B4"]
     chinese, japanese = GtpEngine(size=9), GtpEngine(size=9, rules="japanese")
@@ -360,8 +361,13 @@ def test_chinese_rules_forbid_superko_and_japanese_rules_allow_it() -> None:
     for move in moves[:5]:
         ok(chinese, f"play {move}")
         ok(japanese, f"play {move}")
-    assert err(chinese, f"play {moves[5]}") == "illegal move: superko"
+    assert ok(chinese, f"is_legal {moves[5]}") == "0" and ok(japanese, f"is_legal {moves[5]}") == "1"
+    # a GUI replaying its record goes out of step when a move is refused: play takes the repetition,
+    # as KataGo does, and the rules still hold for the engine's own moves
+    ok(chinese, f"play {moves[5]}")
     ok(japanese, f"play {moves[5]}")
+    assert chinese.position.superko
+    assert chinese.position.stones().tolist() == japanese.position.stones().tolist()
 
 
 def test_genmove_plays_a_legal_move_on_the_board(engine: GtpEngine) -> None:
@@ -600,6 +606,9 @@ def test_time_left_is_taken_within_the_clocks_limits_and_the_next_move_is_played
     assert engine.time_left == {BLACK: (MAX_MAIN, MAX_PERIODS)}
     ok(engine, "time_left white -5 -1")
     assert engine.time_left[WHITE] == (0, 0)
+    ok(engine, "time_left white 12.34 0")  # LizzieYzy's fraction of a second
+    assert engine.time_left[WHITE] == (12, 0)
+    assert err(engine, "time_left white nan 0") == "syntax error"
     assert engine.position.color_at(from_gtp(ok(engine, "genmove black"), 9)) == BLACK
 
 

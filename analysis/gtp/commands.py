@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from analysis.go.coords import MAX_SIZE, MIN_SIZE, to_gtp
-from analysis.go.position import IllegalMoveError, SetupStep
+from analysis.go.position import IllegalMoveError, Position, SetupStep
 from analysis.go.rules import MAX_KOMI, komi_in_range
 from analysis.gtp.clock import control_seconds
 from analysis.gtp.commands_args import (
@@ -72,8 +72,11 @@ def quit_(engine: GtpEngine, args: list[str]) -> str:
 
 
 def boardsize(engine: GtpEngine, args: list[str]) -> str:
-    """Resize and clear the board; raises CommandError (syntax error, unacceptable size)."""
+    """Resize and clear the board; raises CommandError (syntax error, unacceptable size: a size
+    off the supported range, or a rectangular one, ``boardsize 9 7``, as Lizzie sends it)."""
     size = int_arg(args, 0, SYNTAX)
+    if len(args) > 1 and args[1] != args[0]:
+        raise CommandError("unacceptable size: only square boards are supported")
     if not MIN_SIZE <= size <= MAX_SIZE:
         raise CommandError("unacceptable size")
     engine.clear(size)
@@ -101,18 +104,35 @@ def komi(engine: GtpEngine, args: list[str]) -> str:
 def play(engine: GtpEngine, args: list[str]) -> str:
     """Play a move of either colour; raises CommandError for bad arguments or an illegal move.
 
-    Black's moves before White's first are a handicap (:func:`analysis.go.ruled.handicap_stones`),
-    so each move recounts the komi.
+    A move that repeats an earlier position is played all the same, as KataGo plays it: a GUI
+    replaying its record (Sabaki, GoGui) goes out of step with an engine that refuses one of its
+    moves, and a record may follow other rules than the engine's.  Black's moves before White's
+    first are a handicap (:func:`analysis.go.ruled.handicap_stones`), so each move recounts the komi.
     """
     size = engine.position.size
     color = color_arg(args, 0, "invalid color or coordinate")
     point = vertex_arg(args, 1, size, "invalid color or coordinate")
     try:
-        engine.position.play(point, color)
+        _play_tolerating_superko(engine.position, point, color)
     except IllegalMoveError as e:
         raise CommandError(f"illegal move: {e.reason}") from None
     engine.apply_rules()
     return ""
+
+
+def _play_tolerating_superko(position: Position, point: int, color: int) -> None:
+    """Play ``point`` for ``color``, a positional superko repetition included; raises
+    IllegalMoveError for any other illegal move (the board unchanged)."""
+    try:
+        position.play(point, color)
+    except IllegalMoveError as e:
+        if e.reason != "superko":
+            raise
+        position.superko = False
+        try:
+            position.play(point, color)
+        finally:
+            position.superko = True
 
 
 def play_bot_choice(

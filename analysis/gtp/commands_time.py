@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from analysis.gtp.commands_args import CommandError, Handler, arg, color_arg, int_arg
+from analysis.gtp.commands_args import CommandError, Handler, arg, color_arg, float_arg, int_arg
 from analysis.play.clock import MAX_MAIN, MAX_PERIOD, MAX_PERIODS, TimeControl, TimeControlError
 
 if TYPE_CHECKING:
@@ -73,11 +73,13 @@ def _set(engine: GtpEngine, system: str, values: list[int]) -> str:
 
 def time_left(engine: GtpEngine, args: list[str]) -> str:
     """Record a colour's remaining time and stones, taken within the clock's limits (0 to three
-    hours, 0 to 30 stones), as the settings are; raises CommandError (syntax error) for bad
+    hours, 0 to 30 stones), as the settings are; the seconds may have a fraction, as LizzieYzy
+    sends them (``12.34``), and are rounded down.  Raises CommandError (syntax error) for bad
     arguments."""
     color = color_arg(args, 0, SYNTAX)
-    seconds, stones = int_arg(args, 1, SYNTAX), int_arg(args, 2, SYNTAX)
-    engine.time_left[color] = (max(0, min(seconds, MAX_MAIN)), max(0, min(stones, MAX_PERIODS)))
+    seconds, stones = float_arg(args, 1, SYNTAX), int_arg(args, 2, SYNTAX)
+    kept = int(max(0.0, min(seconds, float(MAX_MAIN))))
+    engine.time_left[color] = (kept, max(0, min(stones, MAX_PERIODS)))
     return ""
 
 
