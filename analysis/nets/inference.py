@@ -25,6 +25,7 @@ from __future__ import annotations
 import copy
 import functools
 import logging
+import math
 import os
 import threading
 from collections.abc import Callable, Sequence
@@ -77,6 +78,29 @@ class Prediction:
         if self.value_logit is None:
             return None
         return 1.0 / (1.0 + np.exp(-self.value_logit.astype(np.float64)))
+
+
+def _normal_cdf(x: np.ndarray) -> np.ndarray:
+    return 0.5 * (1.0 + np.vectorize(math.erf)(x / math.sqrt(2.0)))
+
+
+def with_komi_past(prediction: Prediction, past: np.ndarray) -> Prediction:
+    """Return ``prediction`` with ``past`` (N,) points of komi for the player to move counted that
+    the komi plane cannot show: added to the score, and the win logit moved by the change they
+    make to the chance of a margin above zero, were the margin Gaussian with the score's mean and
+    spread: ``logit Φ((μ + past)/σ) - logit Φ(μ/σ)`` (the value head judged the komi up to the
+    plane's reach; 9 points of komi more for White, 50 in all, was still about even before).
+    Where ``past`` is 0, or the network has no score spread, the win logit is the head's."""
+    if not past.any():
+        return prediction
+    value = prediction.value_logit
+    if value is not None and prediction.score_stdev is not None:
+        mean = prediction.score_mean.astype(np.float64)
+        spread = np.maximum(prediction.score_stdev.astype(np.float64), 1.0)
+        before, after = (np.clip(_normal_cdf((mean + extra) / spread), 1e-6, 1 - 1e-6)
+                         for extra in (0.0, past))
+        value = (value + np.log(after / (1 - after)) - np.log(before / (1 - before))).astype(np.float32)
+    return replace(prediction, value_logit=value, score_mean=prediction.score_mean + past)
 
 
 def outputs(model: nn.Module, x: torch.Tensor, mask: torch.Tensor) -> dict[str, torch.Tensor]:
@@ -198,7 +222,8 @@ class Network:
         """Return the prediction for ``positions`` (one board size), averaged over ``symmetries`` (1 or 8).
 
         A network with exact komi gets its score from the komi plane, which saturates at 15 points:
-        here the komi past that is added too, so that any komi counts exactly.
+        here the komi past that is added too, so that any komi counts exactly, and the win logit
+        moves by what those points are worth by the score's spread (:func:`with_komi_past`).
 
         Raises ValueError for an empty batch, mixed board sizes or a bad symmetry count.
         """
@@ -208,7 +233,7 @@ class Network:
         prediction = self.predict_planes(planes, self.masks(positions), symmetries)
         if self.config.exact_komi and prediction.score_mean is not None:
             past = np.array([komi_past_plane(p) for p in positions], dtype=np.float32)
-            prediction = replace(prediction, score_mean=prediction.score_mean + past)
+            prediction = with_komi_past(prediction, past)
         return prediction
 
     def predict_planes(self, planes: np.ndarray, masks: np.ndarray, symmetries: int = 1) -> Prediction:
