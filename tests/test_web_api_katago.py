@@ -98,13 +98,17 @@ def test_win_rates_leads_and_ownership_are_reported_for_black_when_asked(client)
     base = {"boardXSize": 9, "moves": [["B", "E5"]], "maxVisits": 8, "includeOwnership": True}
     _, mover = ask(client, base)
     _, black = ask(client, {**base, "overrideSettings": {"reportAnalysisWinratesAs": "BLACK",
-                                                         "wideRootNoise": 0.02}})
+                                                         "wideRootNoise": 0.02, "maxTime": 8.0}})
     assert mover["rootInfo"]["currentPlayer"] == black["rootInfo"]["currentPlayer"] == "W"
     assert black["rootInfo"]["winrate"] == pytest.approx(1 - mover["rootInfo"]["winrate"], abs=1e-4)
-    assert black["warning"] == "overrideSettings not applied here: wideRootNoise"
+    # one body here: its warning inside it (the stdin engine writes it on a line of its own, and
+    # applies maxTime, which this API does not)
+    assert black["warning"] == "overrideSettings not applied here: maxTime, wideRootNoise"
     for seen, other in zip(black["moveInfos"], mover["moveInfos"], strict=True):
         assert seen["move"] == other["move"]
         assert seen["winrate"] == pytest.approx(1 - other["winrate"], abs=1e-4)
+        assert other["lcb"] <= other["winrate"]  # the mover's lower bound...
+        assert seen["lcb"] == pytest.approx(1 - other["lcb"], abs=1e-4)  # ...seen from Black, as KataGo
     if mover["rootInfo"]["scoreLead"] is not None:
         assert black["rootInfo"]["scoreLead"] == -mover["rootInfo"]["scoreLead"]
     if mover["ownership"] is not None:

@@ -5,7 +5,8 @@ this machine's device).
 Options: ``--default-visits`` (a query's ``maxVisits`` when it names none, default 200),
 ``--max-visits`` (the most a query is searched, default 100,000), ``--threads`` (torch's CPU
 threads, default 1) and ``--device`` (``cpu``, ``cuda`` or ``auto``, the default: CUDA when torch
-sees a GPU).  KaTrain and other KataGo clients start it in place of ``katago analysis``.
+sees a GPU).  KaTrain and other KataGo clients start it in place of ``katago analysis``; as
+KataGo, it says ``Started, ready to begin handling requests`` on stderr when it reads the queries.
 """
 
 from __future__ import annotations
@@ -36,13 +37,18 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     return args
 
 
+STARTED = "Started, ready to begin handling requests"  # KataGo's line on stderr, which some clients wait for
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """Answer the queries of stdin on stdout until the input ends."""
     args = parse_args(argv)
     torch.set_num_threads(args.threads)
     limits = Limits(args.default_visits, args.max_visits, max_turns=MAX_MOVES + 1)
     device = None if args.device == "auto" else args.device
-    AnalysisEngine(sys.stdout, limits, device=device).run(read_lines(sys.stdin.fileno()))
+    engine = AnalysisEngine(sys.stdout, limits, device=device)
+    print(STARTED, file=sys.stderr, flush=True)
+    engine.run(read_lines(sys.stdin.fileno()))
 
 
 if __name__ == "__main__":

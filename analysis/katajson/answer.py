@@ -1,8 +1,10 @@
 """KataGo's analysis-engine responses: the review search's ``analysis`` message of a
 :class:`~analysis.katajson.query.Job` in KataGo's field names, seen from the side the query asks
-(``reportAnalysisWinratesAs``)."""
+(``reportAnalysisWinratesAs``), and the query's warnings (:func:`warnings`)."""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from analysis.katajson.query import Job
 from analysis.stats import wilson_interval
@@ -11,15 +13,40 @@ MOVE_FIELDS = {"move": "move", "order": "order", "prior": "prior", "visits": "vi
                "scoreLead": "score_lead", "pv": "pv"}  # KataGo's name: ours
 
 
-def response(job: Job, analysis: dict, during_search: bool = False) -> dict:
+def warnings(job: Job, applies_max_time: bool = False) -> list[dict]:
+    """Return KataGo's warnings about ``job``'s query, each ``{"id", "field", "warning"}``: its
+    ``maxVisits`` capped below the request, and the ``overrideSettings`` not applied (``maxTime``
+    among them unless ``applies_max_time``).  The stdin engine writes each on a line of its own
+    before the query's results, as KataGo does; ``POST /api/analyze`` puts them in its one body."""
+    found = []
+    if job.requested_visits > job.query.visits:
+        found.append({"id": job.id, "field": "maxVisits",
+                      "warning": f"maxVisits {job.requested_visits} is above this server's cap: "
+                                 f"searched {job.query.visits} visits"})
+    unapplied_time = job.max_time is not None and not applies_max_time
+    ignored = sorted({*job.ignored, *(("maxTime",) if unapplied_time else ())})
+    if ignored:
+        found.append({"id": job.id, "field": "overrideSettings",
+                      "warning": f"overrideSettings not applied here: {', '.join(ignored)}"})
+    return found
+
+
+def response(job: Job, analysis: dict, during_search: bool = False, warn: bool = True,
+             legal: Sequence[bool] | None = None) -> dict:
     """Return the KataGo-style answer to ``job`` from the task's ``analysis`` message.
 
-    ``maxVisits`` is the budget searched; ``warning`` says when it was capped below the request,
-    or when settings were not applied.  Win rates, ``scoreLead`` (and ``ownership``) are those of
+    ``maxVisits`` is the budget searched.  With ``warn`` (``POST /api/analyze``'s single body),
+    ``warning`` joins the query's :func:`warnings`; the stdin engine writes those on lines of their
+    own (``warn`` False), as KataGo does, whose clients take a result with a ``warning`` for a
+    warning.  Win rates, ``scoreLead`` (and ``ownership``) are those of
     the side ``job.perspective`` names (the player to move by default), and the leads and
-    ownership null for a network without a score (or ownership) head.  ``lcb`` is the lower end of
-    the 95% Wilson interval of a move's win rate over its visits, ``utility`` its win value on the
-    -1..1 scale (as ``kata-analyze`` reports them).
+    ownership null for a network without a score (or ownership) head.  ``lcb`` is KataGo's: a
+    lower confidence bound of the win rate of the player making the move (the lower end of the 95%
+    Wilson interval over its visits: the search keeps no variance of its values, from which
+    KataGo builds its own), seen as the win rates are, so that when they are the other side's it
+    is ``1 - lcb`` (above the win rate), as KataGo reports it.  ``utility`` is the win value on
+    the -1..1 scale.  ``legal`` (the position's legal points and pass, as the policy is laid out)
+    spares building the position anew for the policy.
     """
     flip = job.perspective == ("WHITE" if analysis["to_play"] == "B" else "BLACK")
     answer = {
@@ -39,21 +66,22 @@ def response(job: Job, analysis: dict, during_search: bool = False) -> dict:
         },
         "ladders": analysis.get("ladders"),
     }
-    warnings = []
-    if job.requested_visits > job.query.visits:
-        warnings.append(f"maxVisits {job.requested_visits} is above this server's cap: "
-                        f"searched {job.query.visits} visits")
-    if job.ignored:
-        warnings.append(f"overrideSettings not applied here: {', '.join(job.ignored)}")
-    if warnings:
-        answer["warning"] = "; ".join(warnings)
+    said = warnings(job) if warn else []
+    if said:
+        answer["warning"] = "; ".join(w["warning"] for w in said)
     if job.query.ownership:
         owned = analysis.get("ownership")
         answer["ownership"] = None if owned is None else [-v if flip else v for v in owned]
     if job.include_policy:
-        legal = [*job.position.legal_points().tolist(), True]
+        legal = legal if legal is not None else legal_moves(job)
         answer["policy"] = [p if ok else -1 for p, ok in zip(analysis["policy"], legal, strict=True)]
     return answer
+
+
+def legal_moves(job: Job) -> list[bool]:
+    """Return whether each point of ``job``'s position, then pass, is a legal move (the policy's
+    layout)."""
+    return [*job.position.legal_points().tolist(), True]
 
 
 def _move_info(info: dict, flip: bool) -> dict:
@@ -61,10 +89,15 @@ def _move_info(info: dict, flip: bool) -> dict:
     entry = {name: info[ours] for name, ours in MOVE_FIELDS.items()}
     visits, winrate = info["visits"], _rate(info["winrate"], flip)
     lead = _lead(info["score_lead"], flip)
-    lcb = wilson_interval(min(max(winrate * visits, 0.0), visits), visits)[0] if visits else 0.0
     entry.update(winrate=winrate, scoreLead=lead, scoreMean=lead, utility=round(2 * winrate - 1, 4),
-                 lcb=round(lcb, 4))
+                 lcb=_rate(round(_lower_bound(info["winrate"], visits), 4), flip))
     return entry
+
+
+def _lower_bound(winrate: float, visits: int) -> float:
+    """Return the lower end of the 95% Wilson interval of the mover's ``winrate`` over ``visits``
+    (0 without visits)."""
+    return wilson_interval(min(max(winrate * visits, 0.0), visits), visits)[0] if visits else 0.0
 
 
 def _rate(winrate: float, flip: bool) -> float:

@@ -1,70 +1,78 @@
 """KataGo's analysis engine on two streams: one JSON query a line in, one JSON response a line out.
 
-A query's turns (``analyzeTurns``) are searched one after another, in the order the queries came,
-by one worker thread, while the reading thread answers the ``action`` queries at once:
+A query's turns (``analyzeTurns``) are queued in ascending turn order and searched one at a time by
+one worker thread, the highest ``priority`` (or ``priorities``, one per turn) first, the turns
+queued first breaking ties, as KataGo takes them; the reading thread answers the ``action``
+queries at once:
 
 - ``query_version``: ``{"id", "action", "version", "git_hash"}``;
 - ``clear_cache``: forgets the networks' evaluations kept so far (the networks stay loaded);
 - ``terminate`` (``terminateId``, optionally ``turnNumbers``) and ``terminate_all`` (optionally
-  ``turnNumbers``): the turns not begun answer ``{"id", "turnNumber", "isDuringSearch": false,
-  "noResults": true}``, the one being searched stops and answers with the visits made.
+  ``turnNumbers``): the turns queued and not begun answer ``{"id", "turnNumber",
+  "isDuringSearch": false, "noResults": true}`` at once (before the action's own answer), the one
+  being searched stops and answers with the visits made; turns queued later are not touched.
 
 With ``reportDuringSearchEvery``, a turn's search is reported every so many seconds with
-``"isDuringSearch": true`` before its final response.  Every response is one line; an error is
-``{"error", "field", "id"}`` and the engine goes on.  When
+``"isDuringSearch": true`` before its final response, each report with the ``policy`` and
+``ownership`` asked, as KataGo's.  ``overrideSettings``' ``maxTime`` limits each turn's search
+to that many seconds.  Every response is one line; an error is ``{"error", "field", "id"}`` (an
+illegal move's begins with KataGo's ``Illegal move N: VERTEX``) and the engine goes on.  When
 the input ends, the turns queued are searched and answered, then :meth:`AnalysisEngine.run`
-returns.  Fields of KataGo's that are not applied here get a ``{"id", "warning", "field"}`` line.
+returns.  Warnings are lines of their own, ``{"id", "field",
+"warning"}``, written before the query's results and never inside one (KataGo's clients take a
+result with a ``warning`` for a warning): a ``maxVisits`` above the cap, the ``overrideSettings``
+not applied, and the fields of KataGo's not applied here (:data:`UNAPPLIED`).
 """
 
 from __future__ import annotations
 
+import heapq
 import json
-import queue
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from analysis.gtp.stream import MAX_LINE, TooLong
-from analysis.katajson.answer import no_results, response
-from analysis.katajson.query import Job, Limits, QueryError, action_of, error, parse, read_json, version_reply
+from analysis.katajson.answer import legal_moves, no_results, response, warnings
+from analysis.katajson.query import (
+    Job,
+    Limits,
+    QueryError,
+    action_of,
+    error,
+    katago_illegal,
+    parse,
+    read_json,
+    version_reply,
+)
 from analysis.mcts import NetEvaluator, Search
 from analysis.nets import registry
 from analysis.nets.zoo import Zoo, shipped
 from analysis.review import networks
 from analysis.review.analyze import answer_query
 
-UNAPPLIED = ("priority", "priorities", "includeOwnershipStdev", "includeMovesOwnership", "includePVVisits",
+UNAPPLIED = ("includeOwnershipStdev", "includeMovesOwnership", "includePVVisits",
              "analysisPVLen")  # KataGo's fields read but not applied here
 
 
-Span = tuple[int, set[int] | None]  # a termination: the last turn queued it covers, its turn numbers or None
+@dataclass(order=True)
+class _Queued:
+    """A turn waiting to be searched, in the order it is taken: the highest ``priority`` first, then
+    the one queued first (``number``)."""
+
+    rank: tuple[int, int]  # (-priority, number)
+    job: Job = field(compare=False)
 
 
 @dataclass
-class _Terminated:
-    """The terminations asked so far, each of the turns queued before it (numbered in order): by
-    query id, or all, each of some turns or of all (None)."""
+class _Running:
+    """The turn being searched: its job, its search once made, and whether it was terminated
+    (before its search was made, it stops as soon as it is)."""
 
-    queries: dict[Any, list[Span]] = field(default_factory=dict)  # by query id
-    everything: list[Span] = field(default_factory=list)  # terminate_all's
-
-    def add(self, upto: int, turns: set[int] | None, query_id: Any = None, every: bool = False) -> None:
-        """Terminate the turns queued up to ``upto`` (``turns`` of them, None: all) of the query
-        ``query_id``, or of every query."""
-        (self.everything if every else self.queries.setdefault(query_id, [])).append((upto, turns))
-
-    def forget_before(self, number: int) -> None:
-        """Forget the terminations of turns queued before the ``number``-th (all searched or skipped:
-        the turns are taken in the order they were queued), so that what is kept stays small."""
-        self.everything = [span for span in self.everything if span[0] >= number]
-        for query_id in [q for q, spans in self.queries.items() if all(upto < number for upto, _ in spans)]:
-            del self.queries[query_id]
-
-    def covers(self, number: int, job: Job) -> bool:
-        """Whether the turn ``job``, queued ``number``-th, is terminated."""
-        return any(number <= upto and (turns is None or job.turn in turns)
-                   for upto, turns in (*self.everything, *self.queries.get(job.id, ())))
+    job: Job
+    search: Search | None = None
+    stopped: bool = False
 
 
 class AnalysisEngine:
@@ -79,11 +87,12 @@ class AnalysisEngine:
         self.zoo = zoo or shipped()
         self.device = device
         self._write_lock = threading.Lock()
-        self._jobs: queue.Queue[tuple[int, Job] | None] = queue.Queue()
+        self._lock = threading.Lock()  # guards the queue, the turn running and the evaluators
+        self._ready = threading.Condition(self._lock)  # a turn was queued, or the input ended
+        self._queue: list[_Queued] = []  # a heap: the next turn to search first
         self._queued = 0  # turns queued so far
-        self._lock = threading.Lock()  # guards the terminations, the search running and the evaluators
-        self._terminated = _Terminated()
-        self._running: tuple[int, Job, Search] | None = None
+        self._ended = False  # the input ended: no turn will be queued
+        self._running: _Running | None = None
         self._evaluators: dict[str, NetEvaluator] = {}
 
     def run(self, lines: Iterable[bytes | str]) -> None:
@@ -97,11 +106,14 @@ class AnalysisEngine:
                 elif line.strip():
                     self.handle(line)
         finally:
-            self._jobs.put(None)
+            with self._ready:
+                self._ended = True
+                self._ready.notify()
             worker.join()
 
     def handle(self, line: bytes | str) -> None:
-        """Answer one input line: an action at once, a query's turns once searched (queued)."""
+        """Answer one input line: an action at once, a query's turns once searched (queued, after
+        the query's warnings are written)."""
         query: Any = None
         try:
             query = read_json(line)
@@ -111,15 +123,18 @@ class AnalysisEngine:
                 return
             jobs = parse(query, self.limits, self._pick_name)
         except QueryError as e:
-            self._write(error(e, query))
+            self._write(error(katago_illegal(e, query), query))
             return
         for name in UNAPPLIED:
             if name in query:
                 self._write({"id": query.get("id"), "warning": "not applied by this engine", "field": name})
-        with self._lock:
+        for warning in warnings(jobs[0], applies_max_time=True):  # the query's: its turns share them
+            self._write(warning)
+        with self._ready:
             for job in jobs:
-                self._jobs.put((self._queued, job))
+                heapq.heappush(self._queue, _Queued((-job.priority, self._queued), job))
                 self._queued += 1
+            self._ready.notify()
 
     def _act(self, action: str, query: dict) -> dict:
         """Do ``action`` and return its answer; raises QueryError for a malformed one."""
@@ -133,39 +148,55 @@ class AnalysisEngine:
         turns = _turn_numbers(query)
         if action == "terminate" and "terminateId" not in query:
             raise QueryError("'terminateId' is missing: the id of the query to terminate", "terminateId")
+        if action == "terminate":
+            reply["terminateId"] = query["terminateId"]
+
+        def named(job: Job) -> bool:
+            return ((action == "terminate_all" or job.id == query["terminateId"])
+                    and (turns is None or job.turn in turns))
+
         with self._lock:
-            upto = self._queued - 1
-            if action == "terminate":
-                self._terminated.add(upto, turns, query["terminateId"])
-                reply["terminateId"] = query["terminateId"]
-            else:
-                self._terminated.add(upto, turns, every=True)
-            if self._running is not None and self._terminated.covers(*self._running[:2]):
-                self._running[2].stop()
+            dropped = [entry for entry in self._queue if named(entry.job)]
+            if dropped:
+                self._queue = [entry for entry in self._queue if not named(entry.job)]
+                heapq.heapify(self._queue)
+            running = self._running
+            if running is not None and named(running.job):
+                running.stopped = True
+                if running.search is not None:
+                    running.search.stop()
+        for entry in sorted(dropped, key=lambda entry: entry.rank[1]):  # in the order they came
+            self._write(no_results(entry.job))
         if turns is not None:
             reply["turnNumbers"] = sorted(turns)
         return reply
 
     def _work(self) -> None:
-        """Search the queued turns in order until the end of the input is queued."""
-        while (item := self._jobs.get()) is not None:
-            number, job = item
-            with self._lock:
-                self._terminated.forget_before(number)
-                skipped = self._terminated.covers(number, job)
-            if skipped:
-                self._write(no_results(job))
-                continue
+        """Search the queued turns, the highest priority first, until the input ended and none is left."""
+        while (job := self._next()) is not None:
             try:
-                self._write(self._answer(number, job))
+                self._write(self._answer(job))
             except Exception as e:  # a fault of ours: said, and the engine goes on
                 self._write({"id": job.id, "turnNumber": job.turn, "error": f"analysis failed: {e}"})
             finally:
                 with self._lock:
                     self._running = None
 
-    def _answer(self, number: int, job: Job) -> dict:
-        """Search ``job``'s turn (queued ``number``-th) and return its response."""
+    def _next(self) -> Job | None:
+        """Wait for a turn to search and return it, marked as running (None: the input ended and no
+        turn is left)."""
+        with self._ready:
+            while not self._queue and not self._ended:
+                self._ready.wait()
+            if not self._queue:
+                return None
+            job = heapq.heappop(self._queue).job
+            self._running = _Running(job)
+            return job
+
+    def _answer(self, job: Job) -> dict:
+        """Search ``job``'s turn (marked running) and return its response; its ``maxTime`` stops the
+        search once that many seconds have passed since it was made."""
         query = job.query
         search = registry.pick(query.network, "search", query.size, self.device, self.zoo)
         policy_net = None
@@ -173,19 +204,34 @@ class AnalysisEngine:
             policy_net = networks.network(registry.pick(query.network, "next", query.size, self.device,
                                                         self.zoo).path, self.device)
 
+        timers: list[threading.Timer] = []
+
         def searching(tree: Search) -> None:
             with self._lock:
-                self._running = (number, job, tree)
-                if self._terminated.covers(number, job):
+                running = self._running
+                assert running is not None and running.job is job
+                running.search = tree
+                if running.stopped:
                     tree.stop()
+            if job.max_time is not None:
+                timer = threading.Timer(job.max_time, tree.stop)
+                timer.daemon = True
+                timer.start()
+                timers.append(timer)
+
+        legal = legal_moves(job) if job.include_policy else None
 
         def report(analysis: dict) -> None:
-            self._write(response(job, analysis, during_search=True))
+            self._write(response(job, analysis, during_search=True, warn=False, legal=legal))
 
         progress = report if job.report_every is not None else None
-        analysis = answer_query(query, self._evaluator(search.path), policy_net, searching=searching,
-                                progress=progress, every=job.report_every or 1.0)
-        return response(job, analysis)
+        try:
+            analysis = answer_query(query, self._evaluator(search.path), policy_net, searching=searching,
+                                    progress=progress, every=job.report_every or 1.0)
+        finally:
+            for timer in timers:
+                timer.cancel()
+        return response(job, analysis, warn=False, legal=legal)
 
     def _evaluator(self, path: Any) -> NetEvaluator:
         """Return this engine's evaluator of the network at ``path``, with its cache of evaluations."""

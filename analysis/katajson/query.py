@@ -3,8 +3,10 @@
 The fields are KataGo's (``Analysis_Engine.md``): ``id``, ``moves``, ``initialStones``,
 ``initialPlayer``, ``rules``, ``komi``, ``boardXSize``/``boardYSize`` (square boards only),
 ``analyzeTurns``, ``maxVisits``, ``includePolicy``, ``includeOwnership``, ``avoidMoves``,
-``allowMoves``, ``whiteHandicapBonus`` and ``overrideSettings`` (``reportAnalysisWinratesAs``
-applied, the others named in a warning), and ours, ``network``.  Each job holds the
+``allowMoves``, ``whiteHandicapBonus``, ``priority``/``priorities`` (the order the stdin engine
+searches the turns in) and ``overrideSettings`` (``reportAnalysisWinratesAs`` applied, ``maxTime``
+kept for the stdin engine, which applies it, the others named in a warning), and ours,
+``network``.  Each job holds the
 :class:`~analysis.review.query.PositionQuery` of its turn, which the review's search answers
 (:func:`analysis.review.analyze.answer_query`); :mod:`analysis.katajson.answer` turns that answer
 into KataGo's response.  ``POST /api/analyze`` (frontend/services/api.py) and the stdin engine
@@ -15,6 +17,8 @@ from __future__ import annotations
 
 import functools
 import json
+import re
+import subprocess
 import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -40,9 +44,14 @@ MAX_DEPTH = 1000  # of an avoidMoves or allowMoves entry's untilDepth
 MAX_FILTERS = 20  # avoidMoves entries
 MAX_VISITS = 1_000_000  # a sane request; the search itself stops at the Limits' cap
 PERSPECTIVES = ("BLACK", "WHITE", "SIDETOMOVE")  # KataGo's reportAnalysisWinratesAs
-SETTINGS = ("reportAnalysisWinratesAs",)  # the overrideSettings applied (the others: a warning)
+SETTINGS = ("reportAnalysisWinratesAs", "maxTime")  # the overrideSettings read (the others: a warning)
+MAX_TIME = 1e20  # seconds: KataGo's bound of maxTime
+MAX_PRIORITY = 2**62 - 1  # KataGo's bound of priority, either way
 ACTIONS = ("query_version", "clear_cache", "terminate", "terminate_all")
-PYPROJECT = Path(__file__).resolve().parents[2] / "pyproject.toml"
+ROOT = Path(__file__).resolve().parents[2]
+PYPROJECT = ROOT / "pyproject.toml"
+NO_GIT_HASH = "<omitted>"  # KataGo's git_hash when it was built without git
+ILLEGAL_MOVE = re.compile(r"moves\[(\d+)\] \(move \d+\): illegal move")  # build_position's
 
 PickNetwork = Callable[[str, int], str]  # (name asked, "" for the default; board size) -> name
 
@@ -70,8 +79,10 @@ class Limits:
 class Job:
     """One turn of a checked query: its ``id``, the position query to answer, whether to include
     the policy, the visits asked for (``query.visits`` is that, capped), the side the answer's
-    figures are seen from, the overrideSettings not applied, and the seconds between the reports
-    asked during the search (None: the final one only)."""
+    figures are seen from, the overrideSettings not applied, the seconds between the reports
+    asked during the search (None: the final one only), its ``priority`` (the stdin engine
+    searches the highest first) and the ``maxTime`` of its search in seconds (None: no limit;
+    applied by the stdin engine, not by ``POST /api/analyze``)."""
 
     id: Any
     query: PositionQuery
@@ -80,6 +91,8 @@ class Job:
     perspective: str = "SIDETOMOVE"
     ignored: tuple[str, ...] = ()
     report_every: float | None = None  # reportDuringSearchEvery: seconds between reports during the search
+    priority: int = 0
+    max_time: float | None = None
 
     @property
     def turn(self) -> int:
@@ -128,8 +141,9 @@ def action_of(query: Any) -> str | None:
 
 
 def version_reply(query: dict) -> dict:
-    """Return the answer to a ``query_version`` action."""
-    return {"id": query.get("id"), "action": "query_version", "version": version(), "git_hash": None}
+    """Return the answer to a ``query_version`` action: its ``id``, ``version`` and ``git_hash``
+    (a string, as KataGo's: :func:`git_hash`)."""
+    return {"id": query.get("id"), "action": "query_version", "version": version(), "git_hash": git_hash()}
 
 
 @functools.cache
@@ -137,6 +151,19 @@ def version() -> str:
     """Return the engine's version, its pyproject.toml's."""
     with PYPROJECT.open("rb") as f:
         return tomllib.load(f)["project"]["version"]
+
+
+@functools.cache
+def git_hash() -> str:
+    """Return the commit this code was checked out at, or KataGo's ``<omitted>`` when git cannot
+    say (no git, or no repository: an installed copy)."""
+    try:
+        done = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True,
+                              timeout=10, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return NO_GIT_HASH
+    commit = done.stdout.strip()
+    return commit if done.returncode == 0 and re.fullmatch(r"[0-9a-f]{40,64}", commit) else NO_GIT_HASH
 
 
 def _get(query: dict, name: str, kind: type | tuple[type, ...], default: Any, what: str) -> Any:
@@ -168,6 +195,9 @@ def _board(query: dict) -> tuple[int, float, str]:
     komi = _get(query, "komi", (int, float), default_komi(rules), "a number")
     if not komi_in_range(komi):  # compared before float(): a huge integer would overflow it
         raise QueryError(f"'komi' must be between -{MAX_KOMI} and {MAX_KOMI}", "komi")
+    if not float(2 * komi).is_integer():
+        raise QueryError(f"Must be a integer or half-integer from {-MAX_KOMI:.1f} to {MAX_KOMI:.1f} "
+                         f"('komi' is {komi})", "komi")
     return size, float(komi), rules
 
 
@@ -192,8 +222,8 @@ def _network(query: dict, size: int, pick: PickNetwork) -> str:
 
 
 def _turns(query: dict, moves: list, most: int) -> list[int]:
-    """Return the turns to analyse: those ``analyzeTurns`` names (at most ``most``), else the
-    number of moves; raises QueryError for too many turns or one out of range."""
+    """Return the turns to analyse as ``analyzeTurns`` names them (at most ``most``, in its order),
+    else the number of moves; raises QueryError for too many turns or one out of range."""
     turns = _get(query, "analyzeTurns", list, [len(moves)], "a list of turn numbers")
     if not 1 <= len(turns) <= most:
         one = "one turn: send one query per turn" if most == 1 else f"1 to {most} turns"
@@ -218,7 +248,9 @@ def _initial_player(query: dict) -> str:
 
 def _filter(entry: Any, name: str, size: int, allow: bool) -> Filter:
     """Return one ``avoidMoves``/``allowMoves`` entry (``{"player", "moves", "untilDepth"}``) as a
-    PositionQuery filter; raises QueryError naming the entry."""
+    PositionQuery filter; raises QueryError naming the entry.  ``moves`` may be empty, as KataGo
+    takes it: an avoidMoves entry then avoids nothing, an allowMoves entry allows nothing (the
+    search keeps pass, :func:`analysis.mcts.restrict.filtered_legal`)."""
     if not isinstance(entry, dict):
         raise QueryError(f"'{name}' entries must be objects with player, moves and untilDepth", name)
     player, moves, depth = entry.get("player"), entry.get("moves"), entry.get("untilDepth")
@@ -226,8 +258,8 @@ def _filter(entry: Any, name: str, size: int, allow: bool) -> Filter:
         color = "B" if parse_color(player if isinstance(player, str) else "") == BLACK else "W"
     except ValueError:
         raise QueryError(f"'{name}': player must be \"B\" or \"W\"", name) from None
-    if not isinstance(moves, list) or not 1 <= len(moves) <= size * size + 1:
-        raise QueryError(f"'{name}': moves must be a list of 1 to {size * size + 1} vertices", name)
+    if not isinstance(moves, list) or len(moves) > size * size + 1:
+        raise QueryError(f"'{name}': moves must be a list of at most {size * size + 1} vertices", name)
     for move in moves:
         try:
             from_gtp(move if isinstance(move, str) else "", size)
@@ -240,8 +272,11 @@ def _filter(entry: Any, name: str, size: int, allow: bool) -> Filter:
 
 
 def _filters(query: dict, size: int) -> tuple[Filter, ...]:
-    """Return the query's ``avoidMoves`` and ``allowMoves`` (one entry at most, as KataGo takes
-    it) as PositionQuery filters; raises QueryError for a malformed entry."""
+    """Return the query's ``avoidMoves`` or ``allowMoves`` (one entry at most, as KataGo takes
+    it) as PositionQuery filters; raises QueryError for a malformed entry, or for both fields
+    given (KataGo's error, on ``allowMoves``)."""
+    if "avoidMoves" in query and "allowMoves" in query:
+        raise QueryError("Cannot specify both allowMoves and avoidMoves", "allowMoves")
     avoid = _get(query, "avoidMoves", list, [], "a list of {player, moves, untilDepth} objects")
     allow = _get(query, "allowMoves", list, [], "a list of one {player, moves, untilDepth} object")
     if len(avoid) > MAX_FILTERS:
@@ -262,17 +297,45 @@ def _bonus(query: dict) -> str:
     return bonus
 
 
-def _settings(query: dict) -> tuple[str, tuple[str, ...]]:
+def _settings(query: dict) -> tuple[str, tuple[str, ...], float | None]:
     """Return the side the answer's figures are seen from (KataGo's ``reportAnalysisWinratesAs``
-    in ``overrideSettings``, SIDETOMOVE by default) and the names of the other settings, which
-    are not applied; raises QueryError for a bad side."""
+    in ``overrideSettings``, SIDETOMOVE by default), the names of the other settings but
+    ``maxTime``, which are not applied, and ``maxTime`` (seconds, None when not given); raises
+    QueryError for a bad side or time."""
     overrides = _get(query, "overrideSettings", dict, {}, "an object")
     side = overrides.get("reportAnalysisWinratesAs", "SIDETOMOVE")
     if not isinstance(side, str) or side.upper() not in PERSPECTIVES:
         raise QueryError(f"'reportAnalysisWinratesAs' must be one of {', '.join(PERSPECTIVES)}",
                        "overrideSettings")
+    max_time = overrides.get("maxTime")
+    if max_time is not None and (not isinstance(max_time, int | float) or isinstance(max_time, bool)
+                                 or not 0 <= max_time <= MAX_TIME):
+        raise QueryError(f"'maxTime' must be a number of seconds from 0 to {MAX_TIME:g}", "overrideSettings")
     ignored = tuple(sorted(str(name)[:40] for name in overrides if name not in SETTINGS))
-    return side.upper(), ignored
+    return side.upper(), ignored, None if max_time is None else float(max_time)
+
+
+def _priorities(query: dict, turns: list[int]) -> dict[int, int]:
+    """Return each turn's priority: ``priorities`` (one per turn of ``analyzeTurns``, which it
+    needs) or ``priority`` for all (0 by default), as KataGo takes them; raises QueryError for a
+    bad one, or both fields given."""
+    what = "an integer between -2^62 and 2^62"
+    if "priorities" not in query:
+        priority = _get(query, "priority", int, 0, what)
+        if not -MAX_PRIORITY <= priority <= MAX_PRIORITY:
+            raise QueryError(f"'priority' must be {what}", "priority")
+        return dict.fromkeys(turns, priority)
+    if "priority" in query:
+        raise QueryError("Cannot specify both priority and priorities", "priority")
+    priorities = _get(query, "priorities", list, [], "a list of integers, one per turn of analyzeTurns")
+    if "analyzeTurns" not in query:
+        raise QueryError("'priorities' can only be given with analyzeTurns", "priorities")
+    if len(priorities) != len(turns):
+        raise QueryError("'priorities' must be as long as analyzeTurns", "priorities")
+    if not all(isinstance(p, int) and not isinstance(p, bool) and -MAX_PRIORITY <= p <= MAX_PRIORITY
+               for p in priorities):
+        raise QueryError("'priorities' must be a list of integers between -2^62 and 2^62", "priorities")
+    return dict(zip(turns, priorities, strict=True))  # a turn named twice: its last priority, as KataGo
 
 
 def _report_every(query: dict) -> float | None:
@@ -286,8 +349,10 @@ def _report_every(query: dict) -> float | None:
 
 
 def parse(query: Any, limits: Limits, pick: PickNetwork) -> list[Job]:
-    """Check one analysis query and return its jobs, one per turn; raises QueryError for a
-    malformed query or an illegal move (every move is checked, the turns analysed or not).
+    """Check one analysis query and return its jobs, one per turn, in ascending turn order (a
+    turn named twice is analysed once), as KataGo queues them; raises QueryError for a malformed
+    query or an illegal move (every move is checked, the turns analysed or not; the stdin engine
+    puts KataGo's words before ours: :func:`katago_illegal`).
 
     ``maxVisits`` defaults to ``limits.default_visits``; more than ``limits.max_visits`` is
     searched to that cap, which the response reports.  ``komi`` defaults to the rules' usual one.
@@ -303,7 +368,8 @@ def parse(query: Any, limits: Limits, pick: PickNetwork) -> list[Job]:
     visits = _visits(query, limits.default_visits)
     include_policy = _get(query, "includePolicy", bool, False, "a boolean")
     include_ownership = _get(query, "includeOwnership", bool, False, "a boolean")
-    perspective, ignored = _settings(query)
+    perspective, ignored, max_time = _settings(query)
+    priorities = _priorities(query, turns)
     whole = PositionQuery(
         size=size,
         komi=komi,
@@ -328,4 +394,16 @@ def parse(query: Any, limits: Limits, pick: PickNetwork) -> list[Job]:
         raise QueryError(str(e), field) from None
     every = _report_every(query)
     return [Job(query.get("id"), replace(whole, moves=whole.moves[:turn], move_number=turn), include_policy,
-                visits, perspective, ignored, every) for turn in turns]
+                visits, perspective, ignored, every, priorities[turn], max_time)
+            for turn in sorted(priorities)]
+
+
+def katago_illegal(e: QueryError, query: Any) -> QueryError:
+    """Return ``e`` (raised by :func:`parse` for ``query``), led by KataGo's ``Illegal move N:
+    VERTEX`` (N counted from 0) when it is of an illegal move, whose text KataGo's clients look
+    for (KaTrain: ``"Illegal move" in error``); any other error as it is."""
+    found = ILLEGAL_MOVE.match(str(e)) if e.field == "moves" and isinstance(query, dict) else None
+    if found is None:
+        return e
+    vertex = str(query["moves"][int(found.group(1))][1]).upper()
+    return QueryError(f"Illegal move {found.group(1)}: {vertex}: {e}", e.field)

@@ -118,8 +118,9 @@ def position_analysis(
     ``filters`` keep moves out of the search (KataGo's ``avoidMoves`` and ``allowMoves``), and the
     root's filtered moves out of the candidates.  ``searching`` is given the search before it runs
     (whose ``stop`` another thread may call: the analysis is then of the visits made).  With
-    ``progress``, the analysis so far (without the policy) is given to it every ``every`` seconds
-    of the search (KataGo's ``reportDuringSearchEvery``), the last one before the search ends.
+    ``progress``, the analysis so far (with the policy when ``include_policy``, as the final one)
+    is given to it every ``every`` seconds of the search (KataGo's ``reportDuringSearchEvery``), the
+    last one before the search ends.
     An evaluator that can (``bagged``) judges the position itself over the board's 8 symmetries:
     the root's priors and value are bagged (:class:`~analysis.mcts.BaggedRoot`).  Raises whatever
     the evaluator raises.
@@ -135,14 +136,16 @@ def position_analysis(
         allowed = filtered_legal(np.ones(policy.size, dtype=bool), filters, position.to_play, 0)
         ideas = np.where(allowed, policy, 0.0)
 
+    shown = shown_policy(policy) if include_policy else None
+
     def summary(result: SearchResult) -> dict:
-        return _summary(result, position, policy, ideas, top, include_search)
+        analysis = _summary(result, position, policy, ideas, top, include_search)
+        if shown is not None:
+            analysis["policy"] = list(shown)  # each report its own list: a reader may keep it
+        return analysis
 
     report = None if progress is None else lambda result: progress(summary(result))
-    analysis = summary(_searched(search, visits, report, every))
-    if include_policy:
-        analysis["policy"] = shown_policy(policy)
-    return analysis
+    return summary(_searched(search, visits, report, every))
 
 
 def _searched(search: Search, visits: int, report: Callable[[SearchResult], None] | None, every: float
@@ -292,7 +295,9 @@ def answer_query(
     (:func:`analysis.review.ended.counted_analysis`, whose ownership is the count's).
 
     ``searching`` is given the search before it runs, and ``progress`` the analysis so far every
-    ``every`` seconds of it (:func:`position_analysis`).  Raises
+    ``every`` seconds of it (:func:`position_analysis`), with the :func:`root_judgement` the final
+    analysis has (the root's ownership among it when asked: the network's, known from the
+    search's first evaluation).  Raises
     ValueError for a query whose position cannot be built, and whatever the evaluator raises.
     """
     position = query.position()
@@ -303,11 +308,19 @@ def answer_query(
         analysis = counted_analysis(position, query.rules, query.dead_points(),
                                     policy if query.policy else None, query.ownership)
     else:
+        judged: list[dict] = []  # the root's judgement, once asked
+
+        def judgement() -> dict:
+            if not judged:
+                judged.append(root_judgement(evaluator, position, query.ownership))
+            return judged[0]
+
+        reported = None if progress is None else lambda analysis: progress({**analysis, **judgement()})
         analysis = position_analysis(
             position, evaluator, query.visits, include_policy=query.policy, include_search=query.search_moves,
-            policy=policy, filters=query.move_filters(), searching=searching, progress=progress, every=every,
+            policy=policy, filters=query.move_filters(), searching=searching, progress=reported, every=every,
         )
-        analysis.update(root_judgement(evaluator, position, query.ownership))
+        analysis.update(judgement())
     heatmap = None
     if query.backpred and backpred is not None and position.moves:
         heatmap = backpred_heatmap(backpred, position)
