@@ -124,13 +124,20 @@ def bot_move(self, game_id: int, expected_moves: int, job: int | None = None) ->
     meanwhile (the human undid, resigned, or another task already replied: any change of the
     record, even one that keeps the number of moves) or the job is gone.
     The game is loaded once: the record read under the lock is reused when it has not changed
-    while the bot thought.
+    while the bot thought.  If the bot fails (not the database, whose errors are retried), the
+    game's pages get an ``error`` message saying so and the exception propagates.
     """
     try:
         with _holding(job) as held:
             return _bot_move(game_id, held.payload["expected_moves"] if held else expected_moves)
     except Withdrawn:
         return {"skipped": "the request was withdrawn"}
+    except OperationalError:
+        raise
+    except Exception as exc:
+        notify.to_group(game_id, {"type": "error", "message": f"the bot could not move ({exc!r}): take "
+                                  "your move back, or reload the page to ask it again"})
+        raise
 
 
 def _bot_move(game_id: int, expected_moves: int) -> dict:

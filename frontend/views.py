@@ -97,7 +97,9 @@ def new_game(request: HttpRequest) -> HttpResponse:
         form.add_error(None, ratelimit.refusal("new_game"))
         return render(request, "frontend/new_game.html", {"form": form}, status=429)
     if request.method == "POST" and form.is_valid():
-        game = games.new_game(session_key(request), user_id=user_id(request), **form.cleaned_data)
+        player = request.user.get_username() if request.user.is_authenticated else "You"
+        game = games.new_game(session_key(request), user_id=user_id(request), player=player,
+                              **form.cleaned_data)
         return redirect("frontend:play", pk=game.pk)
     return render(request, "frontend/new_game.html", {"form": form}, status=400 if form.errors else 200)
 

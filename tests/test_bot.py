@@ -100,6 +100,19 @@ def test_the_bot_passes_after_the_opponent_only_when_it_is_ahead() -> None:
     assert Bot(get_level("policy"), FakeNet(probs, 0.5)).choose(ahead).move == ahead.pass_point
 
 
+def test_on_a_settled_board_the_bot_behind_passes_after_the_opponent_and_the_game_is_counted() -> None:
+    settled_behind = Position.from_diagram("""
+        . X O . .
+        . X O . .
+        . X . O .
+        . X O . .
+        . X O . .
+    """, komi=0.5, to_play=WHITE)
+    settled_behind.pass_move()  # black trails by 4.5 on a settled board: it passes, not plays in its area
+    decision = Bot(get_level("policy"), FakeNet(np.full(26, 1 / 26), 0.5)).choose(settled_behind)
+    assert decision.move == settled_behind.pass_point and "behind by 4.5" in decision.reason
+
+
 # White filled its own territory: by area it leads (15 points and 0.5 komi against 10), by
 # territory it trails (2 points and 0.5 komi against Black's 5).
 FILLED = """
@@ -111,14 +124,14 @@ FILLED = """
 """
 
 
-@pytest.mark.parametrize(("scoring", "passes"), [("territory", True), ("area", False)])
-def test_after_the_opponents_pass_the_bot_counts_by_the_positions_scoring(scoring: str, passes: bool) -> None:
+@pytest.mark.parametrize(("scoring", "count"), [("territory", "ahead by 2.5"), ("area", "behind by 5.5")])
+def test_after_the_opponents_pass_the_bot_counts_by_the_positions_scoring(scoring: str, count: str) -> None:
     position = Position.from_diagram(FILLED, komi=0.5, to_play=WHITE)
     position.scoring = scoring
-    position.pass_move()  # white passes
+    position.pass_move()  # white passes on a settled board: black passes too, and says by what count
     probs = np.full(26, 1 / 26)
-    move = Bot(get_level("policy"), FakeNet(probs, 0.5)).choose(position).move
-    assert (move == position.pass_point) is passes
+    decision = Bot(get_level("policy"), FakeNet(probs, 0.5)).choose(position)
+    assert decision.move == position.pass_point and f"counted ({count})" in decision.reason
 
 
 # A settled 7x7 board: Black's territory is columns A-B, White's E-G, where White then fills a

@@ -202,10 +202,8 @@ def test_the_rules_level_answers_a_pass_on_a_settled_board_it_wins_with_a_pass()
     assert decision.move == ahead.pass_point and "settled" in decision.reason
 
 
-def test_the_rules_level_behind_on_a_settled_board_resigns_after_the_opponents_passes() -> None:
+def test_the_rules_level_behind_on_a_settled_board_passes_so_that_the_game_is_counted() -> None:
     behind = Position.from_diagram(FINISHED, komi=20.5, to_play=WHITE)  # White wins by 11.5
     behind.pass_move()
-    player = Bot(get_level("rules"), None, resign_moves=3)
-    decisions = [player.choose(behind.copy()) for _ in range(3)]
-    assert [d.move is None for d in decisions] == [False, False, True]  # the third pass: resigned
-    assert "passed 3 times with us behind" in decisions[-1].reason
+    decision = Bot(get_level("rules"), None, resign_moves=3).choose(behind)
+    assert decision.move == behind.pass_point and "counted (behind by 11.5)" in decision.reason

@@ -22,6 +22,7 @@ from analysis.gtp.engine import GtpEngine, format_reply, parse_line
 from analysis.gtp.stream import MAX_LINE, TooLong, read_lines
 from analysis.match import run as match_run
 from analysis.play.clock import MAX_MAIN, MAX_PERIODS, MIN_SECONDS, TimeControl
+from analysis.version import version as program_version
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -219,13 +220,14 @@ def test_version_names_the_network_the_bot_plays_with_and_its_weights_fingerprin
     def digest(path: Path) -> str:
         return hashlib.sha256(path.read_bytes()).hexdigest()[:12]
 
-    assert version("--level", "rules") == "= 0.1\n\n"
+    ours = program_version()  # pyproject.toml's, as the KataGo JSON engine and the site's records say
+    assert ours == "0.1.0" and version("--level", "rules") == f"= {ours}\n\n"
     policy = ROOT / "weights" / "policy.pt"
     assert version("--level", "policy", "--network", "golois-score") == (
-        f"= 0.1 (golois-score policy.pt sha256:{digest(policy)})\n\n")
+        f"= {ours} (golois-score policy.pt sha256:{digest(policy)})\n\n")
     as_file = version("--level", "policy", "--weights", str(policy))
-    assert as_file == f"= 0.1 (policy.pt sha256:{digest(policy)})\n\n"
-    assert GtpEngine(network="x a.pt sha256:0123").respond("version") == "= 0.1 (x a.pt sha256:0123)\n\n"
+    assert as_file == f"= {ours} (policy.pt sha256:{digest(policy)})\n\n"
+    assert GtpEngine(network="x a.pt sha256:0123").respond("version") == f"= {ours} (x a.pt sha256:0123)\n\n"
 
 
 def test_engine_process_options_are_checked() -> None:

@@ -1361,10 +1361,12 @@ def test_accounts_adopt_the_sessions_games_and_a_share_link_opens_in_another_bro
         assert viewer.locator("#analyze-game, #download, #share").count() == 0
         viewer.keyboard.press("End")
         assert viewer.locator("#move-label").inner_text() == "7 / 7"
-        click_point(viewer, "A1")  # the game's record is not lengthened
+        click_point(viewer, "A1")  # past the game's end: a variation, the game's record kept as it is
         viewer.wait_for_function(
-            "() => document.getElementById('error').textContent.startsWith('the game ends')"
+            "() => document.getElementById('move-label').textContent === '8 (variation)'"
         )
+        viewer.keyboard.press("ArrowLeft")
+        assert viewer.locator("#move-label").inner_text() == "7 / 7"
         viewer.keyboard.press("ArrowLeft")
         click_point(viewer, "A1")  # a variation of the viewer's own, which the owner's game never gets
         viewer.wait_for_function(

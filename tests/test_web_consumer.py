@@ -47,12 +47,15 @@ def test_play_moves_against_the_bot_undo_pass_resign() -> None:
         state = await receive_until(ws, is_state)
         assert state["to_play"] == "B" and state["move_number"] == 0 and state["board"] == "." * 81
 
-        for vertex in ("E5", "C3"):
+        taken: set[str] = set()
+        for _ in range(2):  # E5, then a corner point the rules bot's random reply left free
+            vertex = next(v for v in ("E5", "C3", "G7", "C7") if v not in taken)
             await ws.send_json_to({"type": "play", "move": vertex})
             mine = await receive_until(ws, is_state)
             assert mine["moves"][-1] == ["B", vertex]
             reply = await receive_until(ws, after_bot)
             assert reply["to_play"] == "B" and reply["moves"][-1][0] == "W"
+            taken |= {move for _, move in reply["moves"]}
         assert reply["move_number"] == 4
 
         await ws.send_json_to({"type": "undo"})
@@ -79,6 +82,24 @@ def test_play_moves_against_the_bot_undo_pass_resign() -> None:
     game.refresh_from_db()
     assert game.result == "W+R"
     assert ";B[ee]" in game.sgf and "RE[W+R]" in game.sgf
+
+
+def test_a_bot_that_fails_says_so_on_the_board_instead_of_thinking_for_ever(caplog) -> None:
+    key = new_session()
+    game = make_game(key)
+    Game.objects.filter(pk=game.pk).update(bot_level="no-such-level")  # any failure of the bot
+
+    async def scenario() -> None:
+        ws = await connect(game.pk, key)
+        await receive_until(ws, is_state)
+        await ws.send_json_to({"type": "play", "move": "E5"})
+        error = await receive_until(ws, lambda m: m["type"] == "error")
+        assert error["message"].startswith("the bot could not move (KeyError(")
+        assert error["message"].endswith("take your move back, or reload the page to ask it again")
+        await dispatch.wait_idle()
+        await ws.disconnect()
+
+    asyncio.run(scenario())
 
 
 def test_two_passes_start_scoring_with_toggleable_dead_stones() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import json
 import os
 import re
@@ -55,6 +56,9 @@ def test_new_game_creates_an_owned_game_and_its_board(client) -> None:
     assert (game.size, game.handicap, game.rules, game.bot_color) == (13, 3, "japanese", "B")
     record = read_sgf(game.sgf)
     assert record.handicap == 3 and len(record.initial_setup().black) == 3 and record.root.get("PL") == "W"
+    assert record.root.get("DT") == datetime.date.today().isoformat()
+    assert record.root.get("AP") == "goweb:0.1.0"
+    assert (record.root.get("PB"), record.root.get("PW")) == ("Bot (rules)", "You")
     page = client.get(f"/game/{game.pk}/")
     assert page.status_code == 200
     assert b'data-page="play"' in page.content and b"board.js" in page.content

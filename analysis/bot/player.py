@@ -4,14 +4,15 @@ Neither the policy levels nor the search levels ever fill their own real eyes, a
 under territory counting they pass rather than fill their own settled territory
 (territory_fill.py).
 After the opponent passes the bot passes too if the board is settled (settled.py: every point
-decided, few dame left) and it is ahead on the count by the position's scoring, area or
-territory (with the estimated dead stones).  On a board that is not settled it plays on, as the
-bots of OGS do, whatever the count: neither level passes back then while it has another move
+decided, few dame left), ahead or behind on the count by the position's scoring, area or
+territory (with the estimated dead stones): the game is counted.  On a board that is not
+settled it plays on, as the bots of OGS do, whatever the count: neither level passes back then
+while it has another move
 (a search would otherwise end a game it wins on the count at move 4).  Otherwise
 a policy level also passes when the policy likes passing best or nothing sensible
 is left, and a search level when
 its most visited move is a pass; and once the opponent has passed
-``resign_moves`` times on a board with few dame left and the bot behind on the count
+``resign_moves`` times on an unsettled board with few dame left and the bot behind on the count
 every time, the bot resigns (a weak value head would otherwise play on for a
 hundred moves).
 The search levels keep their tree between moves (see tree.py).  With a value
@@ -270,14 +271,17 @@ class Bot:
         return owner[0].reshape(position.size, position.size) * position.to_play
 
     def _answer_to_a_pass(self, position: Position, board: Settlement) -> Decision | None:
-        """Return, after the opponent's pass, a pass if ``board`` (the position's settlement) is settled
-        and we are ahead on its count; a resignation if the opponent has now passed ``resign_moves``
-        times with few dame left and us behind; else None."""
+        """Return, after the opponent's pass, a pass if ``board`` (the position's settlement) is
+        settled, ahead or behind on its count, so that the game is counted (as the bots of OGS let
+        it be: a bot behind that played on in its own area, then resigned, took the winner's count
+        away); a resignation if the opponent has now passed ``resign_moves`` times on an unsettled
+        board with few dame left and us behind; else None."""
         margin = board.count.margin * position.to_play
+        if board.settled:
+            side = "ahead" if margin > 0 else "behind" if margin < 0 else "level"
+            return Decision(position.pass_point, reason=f"the opponent passed and the board is settled: "
+                            f"the game is counted ({side} by {abs(margin):g})")
         if margin > 0:
-            if board.settled:
-                return Decision(position.pass_point, reason="the opponent passed, the board is settled "
-                                "and we are ahead")
             return None
         self.behind_on_passes += board.few_neutral
         if self.resign_threshold > 0 and self.behind_on_passes >= self.resign_moves:

@@ -26,13 +26,13 @@ from analysis.gtp.commands_args import (
     int_arg,
     vertex_arg,
 )
+from analysis.version import NAME
+from analysis.version import version as version_text
 
 if TYPE_CHECKING:
     from analysis.gtp.engine import GtpEngine
     from analysis.mcts import MoveFilter, SearchResult
 
-NAME = "goweb"
-VERSION = "0.1"
 SYNTAX = "syntax error"
 
 
@@ -49,7 +49,7 @@ def name(engine: GtpEngine, args: list[str]) -> str:
 def version(engine: GtpEngine, args: list[str]) -> str:
     """Return the engine's version and, in brackets, the network its bot plays with (name, file and
     fingerprint), so that a match log or a GUI records which weights played."""
-    return f"{VERSION} ({engine.network})" if engine.network else VERSION
+    return f"{version_text()} ({engine.network})" if engine.network else version_text()
 
 
 def known_command(engine: GtpEngine, args: list[str]) -> str:

@@ -15,14 +15,10 @@ into KataGo's response.  ``POST /api/analyze`` (frontend/services/api.py) and th
 
 from __future__ import annotations
 
-import functools
 import json
 import re
-import subprocess
-import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import Any
 
 from analysis.go.coords import BLACK, MAX_SIZE, MIN_SIZE, from_gtp, parse_color
@@ -38,6 +34,7 @@ from analysis.go.rules import (
 )
 from analysis.nets.zoo import UnknownNetwork
 from analysis.review.query import Filter, PositionQuery
+from analysis.version import git_hash, version
 
 MAX_MOVES = 2000
 MAX_DEPTH = 1000  # of an avoidMoves or allowMoves entry's untilDepth
@@ -48,9 +45,6 @@ SETTINGS = ("reportAnalysisWinratesAs", "maxTime")  # the overrideSettings read 
 MAX_TIME = 1e20  # seconds: KataGo's bound of maxTime
 MAX_PRIORITY = 2**62 - 1  # KataGo's bound of priority, either way
 ACTIONS = ("query_version", "clear_cache", "terminate", "terminate_all")
-ROOT = Path(__file__).resolve().parents[2]
-PYPROJECT = ROOT / "pyproject.toml"
-NO_GIT_HASH = "<omitted>"  # KataGo's git_hash when it was built without git
 ILLEGAL_MOVE = re.compile(r"moves\[(\d+)\] \(move \d+\): illegal move")  # build_position's
 
 PickNetwork = Callable[[str, int], str]  # (name asked, "" for the default; board size) -> name
@@ -144,26 +138,6 @@ def version_reply(query: dict) -> dict:
     """Return the answer to a ``query_version`` action: its ``id``, ``version`` and ``git_hash``
     (a string, as KataGo's: :func:`git_hash`)."""
     return {"id": query.get("id"), "action": "query_version", "version": version(), "git_hash": git_hash()}
-
-
-@functools.cache
-def version() -> str:
-    """Return the engine's version, its pyproject.toml's."""
-    with PYPROJECT.open("rb") as f:
-        return tomllib.load(f)["project"]["version"]
-
-
-@functools.cache
-def git_hash() -> str:
-    """Return the commit this code was checked out at, or KataGo's ``<omitted>`` when git cannot
-    say (no git, or no repository: an installed copy)."""
-    try:
-        done = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True,
-                              timeout=10, check=False)
-    except (OSError, subprocess.SubprocessError):
-        return NO_GIT_HASH
-    commit = done.stdout.strip()
-    return commit if done.returncode == 0 and re.fullmatch(r"[0-9a-f]{40,64}", commit) else NO_GIT_HASH
 
 
 def _get(query: dict, name: str, kind: type | tuple[type, ...], default: Any, what: str) -> Any:

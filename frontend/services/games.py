@@ -9,6 +9,7 @@ game take the row locked by :func:`locked` and save it.
 
 from __future__ import annotations
 
+import datetime
 import re
 import secrets
 import time
@@ -33,6 +34,7 @@ from analysis.review.ended import ended, territory_marks
 from analysis.review.ended import marked_dead as ended_marks
 from analysis.review.notes import without_analysis
 from analysis.sgf import GameRecord, SgfLimits, replay, write_sgf
+from analysis.version import NAME, version
 from frontend.models import Game, other
 from frontend.services import clock, parsed
 from frontend.services.recent import Recent
@@ -203,18 +205,24 @@ def new_game(
     human_color: str,
     user_id: int | None = None,
     time_control: TimeControl = NO_CLOCK,
+    player: str = "You",
 ) -> Game:
     """Create and return a game against the bot, with fixed handicap stones placed, made by the
     session ``owner`` and belonging to the account ``user_id`` when one is signed in, its clock
-    (``time_control``) running for the first player.
+    (``time_control``) running for the first player.  The record names the human ``player`` (the
+    account's name, when there is one) and the bot, and holds the day (``DT``) and the program
+    (``AP``), as OGS's and KGS's records do.
 
     Raises HandicapError for a handicap that does not fit the board.
     """
     bot = f"Bot ({bot_level})"
-    black, white = ("You", bot) if human_color == "B" else (bot, "You")
+    human = player[: Game._meta.get_field("black_player").max_length]
+    black, white = (human, bot) if human_color == "B" else (bot, human)
     record = GameRecord.new(
         size, komi, handicap=handicap, rules=SGF_RULES[rules], black_player=black, white_player=white
     )
+    record.root.set("DT", datetime.date.today().isoformat())
+    record.root.set("AP", f"{NAME}:{version()}")
     if handicap >= 2:
         stones = fixed_handicap_points(size, handicap)
         record.root.set("AB", [to_sgf(p, size) for p in stones])
