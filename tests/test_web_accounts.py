@@ -11,6 +11,7 @@ from asgiref.sync import sync_to_async
 from django.contrib.auth.models import User
 from django.test import Client
 
+from analysis.sgf import read_sgf
 from frontend.models import Analysis, Game
 from frontend.services import dispatch, games
 from frontend.services.requester import Requester
@@ -49,7 +50,9 @@ def test_sign_up_logs_in_and_adopts_the_sessions_games(client) -> None:
     assert Game.objects.get(pk=theirs.pk).user is None  # another browser's games stay its own
     page = client.get("/games").content.decode()
     assert "2 games of this browser moved to your account." in page and 'id="signed-in">ada<' in page
-    assert new_game(client).user == user  # a new game belongs to the account
+    signed = new_game(client)
+    assert signed.user == user and signed.black_player == "ada"  # the account's game, in its name
+    assert read_sgf(signed.sgf).root.get("PB") == "ada"
     assert client.get(f"/game/{played.pk}/").status_code == 200
 
 
