@@ -190,6 +190,7 @@ def test_the_board_pages_tell_whites_handicap_bonus(client, rules: str, note: st
         content = client.get(page).content.decode()
         assert ('id="handicap-bonus"' in content) is (note is not None)
         assert note is None or note in content
+        assert "· handicap 4" in content  # both headers name the handicap
 
 
 HANDICAP_UPLOAD = "(;FF[4]GM[1]SZ[9]{ru}HA[2]KM[0.5]AB[cc][gg];W[ee];B[ce];W[eg];B[gc];W[ec];B[cg];W[];B[])"
