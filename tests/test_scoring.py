@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -19,7 +21,7 @@ from analysis.go.scoring import (
     seki_points,
     territory_score,
 )
-from analysis.gtp.client import GNUGO, gnugo
+from analysis.gtp.client import GNUGO, GtpClient, gnugo
 
 FINISHED = """
     . X O . .
@@ -87,18 +89,25 @@ SEKI = """
 """
 
 
+@contextmanager
+def gnugo_on(pos: Position, rules: str) -> Iterator[GtpClient]:
+    """GNU Go under ``rules`` with the stones of the 9x9 ``pos`` on its board, komi 0.5."""
+    with gnugo(rules) as engine:
+        engine.send("boardsize 9")
+        engine.send("komi 0.5")
+        for p in range(81):
+            if pos.color_at(p):
+                engine.send(f"play {'b' if pos.color_at(p) == BLACK else 'w'} {to_gtp(p, 9)}")
+        yield engine
+
+
 @pytest.mark.skipif(shutil.which(GNUGO) is None, reason="GNU Go is installed by `make test`")
 @pytest.mark.parametrize("to_play", [BLACK, WHITE])
 def test_seki_stones_are_not_estimated_dead_and_the_count_matches_gnugo(to_play: int) -> None:
     pos = Position.from_diagram(SEKI, komi=0.5)
     pos.to_play = to_play
     assert estimate_dead(pos) == set()
-    with gnugo("--chinese-rules") as engine:
-        engine.send("boardsize 9")
-        engine.send("komi 0.5")
-        for p in range(81):
-            if pos.color_at(p):
-                engine.send(f"play {'b' if pos.color_at(p) == BLACK else 'w'} {to_gtp(p, 9)}")
+    with gnugo_on(pos, "--chinese-rules") as engine:
         assert engine.send("final_status_list dead") == ""
         assert "A8" in engine.send("final_status_list seki")
         assert area_score(pos, estimate_dead(pos)).result() == engine.send("final_score").replace(".0", "")
@@ -147,12 +156,7 @@ def test_dame_between_settled_groups_are_not_seki() -> None:
 @pytest.mark.skipif(shutil.which(GNUGO) is None, reason="GNU Go is installed by `make test`")
 def test_gnugo_under_japanese_rules_calls_the_seki_and_its_eyes_dame_and_counts_as_we_do() -> None:
     pos = Position.from_diagram(SEKI_WITH_EYES, komi=0.5)
-    with gnugo("--japanese-rules") as engine:
-        engine.send("boardsize 9")
-        engine.send("komi 0.5")
-        for p in range(81):
-            if pos.color_at(p):
-                engine.send(f"play {'b' if pos.color_at(p) == BLACK else 'w'} {to_gtp(p, 9)}")
+    with gnugo_on(pos, "--japanese-rules") as engine:
         assert {"A9", "C9", "E9"} <= set(engine.send("final_status_list dame").split())
         ours = territory_score(pos, estimate_dead(pos))
         assert ours.result() == engine.send("final_score").replace(".0", "")
