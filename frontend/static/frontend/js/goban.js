@@ -4,7 +4,7 @@
  * under the mouse.
  */
 
-import { LETTERS, fromGtp, starPoints } from "./coords.js";
+import { LETTERS, fromGtp, pointOf, starPoints } from "./coords.js";
 import { drawLadders } from "./ladders.js";
 import { drawCandidates, drawGhost, drawHeat, drawPlayed } from "./overlays.js";
 import { drawSearchMarks } from "./search-marks.js";
@@ -59,6 +59,7 @@ function drawCoords(svg, n) {
 
 function drawStones(svg, view) {
   const n = view.size;
+  const lastPoint = pointOf(view.last, n);
   const stones = el("g", { class: "stones" }, svg);
   for (let p = 0; p < n * n; p++) {
     const c = view.board[p];
@@ -67,17 +68,27 @@ function drawStones(svg, view) {
     el("circle", { cx: p % n, cy: Math.floor(p / n), r: 0.47, class: cls, "data-point": p }, stones);
     const num = view.numbers?.get(p);
     const on = c === "X" ? "on-black" : "on-white";
-    if (num) el("text", { x: p % n, y: Math.floor(p / n), class: `number ${on}` }, stones, String(num));
+    const numberClass = `number ${on}${p === lastPoint ? " last-number" : ""}`;
+    if (num) el("text", { x: p % n, y: Math.floor(p / n), class: numberClass }, stones, String(num));
   }
 }
 
-/** A dot on the last move's stone, unless the stone carries its number. */
+/**
+ * The last move's mark: a dot on its stone, or where the stone carries its number a ring inside
+ * the stone's edge, round the number (as Sabaki and KaTrain keep the last move marked), the
+ * number drawn as the last one (`last-number`).
+ */
 function drawLastMove(svg, view) {
   const n = view.size;
   const p = fromGtp(view.last, n);
-  if (!p || view.numbers?.has(p.row * n + p.col)) return;
-  const on = view.board[p.row * n + p.col] === "X" ? "on-black" : "on-white";
-  el("circle", { cx: p.col, cy: p.row, r: 0.2, class: `last ${on}` }, svg);
+  const point = p ? p.row * n + p.col : null;
+  if (point === null || view.board[point] === ".") return;
+  const on = view.board[point] === "X" ? "on-black" : "on-white";
+  if (!view.numbers?.has(point)) {
+    el("circle", { cx: p.col, cy: p.row, r: 0.2, class: `last ${on}` }, svg);
+    return;
+  }
+  el("circle", { cx: p.col, cy: p.row, r: 0.41, class: `last ring ${on}` }, svg);
 }
 
 /** Board point under a mouse event, or null. */

@@ -11,9 +11,13 @@ function ownsKey(target, key) {
   return target.closest("input, textarea, select, [contenteditable]") !== null;
 }
 
-/** Run `keys()[event.key]` on each key pressed on the page; `keys` is asked anew at each press. */
+/**
+ * Run `keys()[event.key]` on each key pressed on the page; `keys` is asked anew at each press. A
+ * key pressed with Ctrl, Alt or Meta is the browser's (Ctrl+P prints, not passes).
+ */
 export function addShortcuts(keys) {
   document.addEventListener("keydown", (event) => {
+    if (event.ctrlKey || event.altKey || event.metaKey) return;
     if (ownsKey(event.target, event.key)) return;
     const action = keys()[event.key];
     if (action) {

@@ -2,7 +2,10 @@
  * The play page's clocks (`clock` in the state message, docs/protocol.md): each player's time as
  * the server last counted it, counted down here for the player on the move from the turn's
  * `elapsed` seconds, so the browser's own clock never matters. When the running clock passes
- * zero the page asks the server for the state: the server, which keeps the time, ends the game.
+ * zero it shows the time as run out (never a negative time or count of periods) and the page asks
+ * the server for the state: the server, which keeps the time, ends the game. It asks only over an
+ * open connection (a request is never queued: the server sends the state when the socket opens
+ * again) and at most once a second.
  */
 
 import { COLOR_NAMES } from "../colors.js";
@@ -11,6 +14,7 @@ import { $ } from "../dom.js";
 const TICK_MS = 200;
 const ASK_EVERY_MS = 1000; // at most one state request a second while a clock shows no time
 const LOW_SECONDS = 10;
+const OUT_OF_TIME = "0:00 (out of time)";
 
 export class GameClock {
   #socket;
@@ -41,7 +45,7 @@ export class GameClock {
     for (const color of ["B", "W"]) {
       const left = timeLeft(c, c[color], color === (c.running || c.paused) ? spent : 0);
       const el = $(`clock-${color}`);
-      el.textContent = `${COLOR_NAMES[color]} ${clockText(c, left)}`;
+      el.textContent = `${COLOR_NAMES[color]} ${left.total < 0 ? OUT_OF_TIME : clockText(c, left)}`;
       el.classList.toggle("running", color === c.running);
       el.classList.toggle("low", color === c.running && shown(c, left) < LOW_SECONDS);
       if (color === c.running && left.total < 0) this.#askForTheState();
@@ -51,8 +55,7 @@ export class GameClock {
   #askForTheState() {
     const now = performance.now();
     if (now - this.#asked < ASK_EVERY_MS) return;
-    this.#asked = now;
-    this.#socket.send({ type: "state" });
+    if (this.#socket.sendNow({ type: "state" })) this.#asked = now;
   }
 }
 
@@ -64,7 +67,8 @@ export function isPaused(m) {
 /**
  * A player's time after `spent` seconds of the turn, under the clock `c` (as analysis/play/clock.py
  * counts it): `main` seconds of main time, byo-yomi `periods` left (Canadian: the period's moves
- * left) and `period` seconds left in the present one, and the `total` left (below 0: out of time).
+ * left) and `period` seconds left in the present one, and the `total` left (below 0: out of time;
+ * byo-yomi's periods and seconds then stay at 0, never below).
  */
 export function timeLeft(c, player, spent) {
   if (c.system === "fischer") {
@@ -77,6 +81,7 @@ export function timeLeft(c, player, spent) {
     const period = player.periods ? c.period : 0;
     return { main: player.main - spent, periods: player.periods, period, total };
   }
+  if (total < 0) return { main: 0, periods: 0, period: 0, total };
   const over = spent - player.main;
   const used = Math.ceil(over / c.period) - 1;
   return { main: 0, periods: player.periods - used, period: c.period * (used + 1) - over, total };

@@ -8,9 +8,13 @@
  * Its analyses go through the board's `analyze` (docs/protocol.md) at the fast depth, one at a
  * time: a new request would replace the player's waiting one, and the server's per-user caps
  * apply to each. A position is named by the moves that lead to it, so an undo never mixes two.
+ * While the clock is paused (free thinking time) the coach gives nothing: no hint, and the
+ * teaching's analyses wait until the clock runs again. (The panel, panel.js, disables the Hint
+ * button when a hint cannot be had.)
  */
 
 import { $, checked } from "../dom.js";
+import { isPaused } from "./clock.js";
 
 const DEPTH = "fast";
 const HINTS = 3;
@@ -50,7 +54,7 @@ export class Coach {
     const key = lineKey(state.moves, k);
     this.#queue = this.#queue.filter((q) => onLine(q.key, key));
     if (this.#hintKey !== key) this.#hintKey = null;
-    $("hint").disabled = !this.#humanToPlay();
+    this.#next(); // the analyses held while the clock was paused
     const last = state.moves[k - 1];
     if (!checked("teach") || state.phase !== "playing" || !last || last[0] !== this.#human) return;
     if (last[1] === "pass" || this.#judged.has(key)) return;
@@ -74,7 +78,7 @@ export class Coach {
 
   #humanToPlay() {
     const s = this.#state;
-    return s !== null && s.phase === "playing" && s.to_play === this.#human;
+    return s !== null && s.phase === "playing" && s.to_play === this.#human && !isPaused(s);
   }
 
   #askHint() {
@@ -107,6 +111,7 @@ export class Coach {
   }
 
   #next() {
+    if (isPaused(this.#state)) return; // no analysis in free thinking time
     if (this.#asked && Date.now() - this.#asked.at < STALE_MS) return;
     this.#asked = null;
     const q = this.#queue.shift();
@@ -144,12 +149,12 @@ export class Coach {
     $("coach-text").textContent = lossText(judgement.move, loss, before.best);
     $("teach-unit").textContent = loss.unit; // the threshold is in the unit the network allows
     const s = this.#state;
-    const last = s.phase === "playing" && s.move_number <= judgement.k + 1
+    const last = s.phase === "playing" && !isPaused(s) && s.move_number <= judgement.k + 1
       && lineKey(s.moves, judgement.k) === judgement.key;
     if (!last || !checked("teach-undo") || loss.value <= Number($("teach-threshold").value)) return;
+    if (!this.#socket.sendNow({ type: "undo" })) return; // a game action: never queued for a later connection
     this.#better = { key: judgement.beforeKey, move: before.best };
     $("coach-text").textContent += " — taken back: try the marked move";
-    this.#socket.send({ type: "undo" });
   }
 }
 

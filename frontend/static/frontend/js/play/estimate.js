@@ -1,16 +1,19 @@
 /**
  * The play page's score estimate (`estimate` in docs/protocol.md): "Estimate score" shows the
  * network's territory and score lead with Black's win rate until the next move; "Show territory
- * while playing" keeps them on, estimating again after every move.
+ * while playing" keeps them on, estimating again after every move. Neither while the clock is
+ * paused (free thinking time).
  */
 
 import { $, checked } from "../dom.js";
 import { leadText } from "../score.js";
+import { isPaused } from "./clock.js";
 
 export class ScoreEstimate {
   #socket;
   #render;
   #moveNumber = null;
+  #paused = false;
   #shown = null;
 
   /** Estimate over `socket`; `render()` redraws the board when the estimate comes or goes. */
@@ -36,15 +39,19 @@ export class ScoreEstimate {
    * the territory is kept on. The caller redraws.
    */
   follow(state) {
+    this.#paused = isPaused(state);
     if (state.move_number === this.#moveNumber) return;
     this.#moveNumber = state.move_number;
     this.#clear();
     if (checked("show-territory")) this.#ask();
   }
 
-  /** Ask for the estimate of the position on the board (none before the first state came). */
+  /**
+   * Ask for the estimate of the position on the board (none before the first state came, nor
+   * while the clock is paused: the panel disables the button and the territory's checkbox then).
+   */
   #ask() {
-    if (this.#moveNumber === null) return;
+    if (this.#moveNumber === null || this.#paused) return;
     $("estimate-text").textContent = "Estimating…";
     this.#socket.send({ type: "estimate", move_number: this.#moveNumber });
   }

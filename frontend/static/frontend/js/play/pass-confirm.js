@@ -1,23 +1,24 @@
 /**
  * The play page's Pass button: on a board that is not settled yet (the state's `settled`, from the
  * engine's playouts: points still undecided, or dame left) a pass asks first, in the page, as
- * KaTrain and OGS players expect; on a settled board it passes at once.
+ * KaTrain and OGS players expect; on a settled board it passes at once. The key `p` clicks the
+ * button (play.js), so it asks alike.
  */
 
 import { $ } from "../dom.js";
 
 export class PassButton {
-  #socket;
+  #act;
   #current;
 
-  /** Pass over `socket`; `current()` gives the last state message. */
-  constructor(socket, current) {
-    this.#socket = socket;
+  /** Pass with `act(message)` (play.js: sent over an open connection only); `current()` gives the last state message. */
+  constructor(act, current) {
+    this.#act = act;
     this.#current = current;
     $("pass").onclick = () => this.#ask();
     $("pass-anyway").onclick = () => {
       this.hide();
-      this.#socket.send({ type: "pass" });
+      this.#act({ type: "pass" });
     };
     $("pass-cancel").onclick = () => this.hide();
   }
@@ -29,7 +30,7 @@ export class PassButton {
 
   #ask() {
     if (this.#current()?.settled !== false) {
-      this.#socket.send({ type: "pass" });
+      this.#act({ type: "pass" });
       return;
     }
     $("pass-confirm").hidden = false;
