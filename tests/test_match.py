@@ -82,7 +82,8 @@ def test_match_against_gnugo_alternates_colours_and_saves_replayable_sgf(
           "--sgf-dir", str(tmp_path), "--log", str(tmp_path / "games.jsonl"), "--json"])
     summary = json.loads(capsys.readouterr().out)
     for line in read_log([tmp_path / "games.jsonl"]):  # each engine says what it is: ours, its weights
-        assert re.fullmatch(r"goweb 0\.1 \([\w.-]+ [\w.-]+\.pt sha256:[0-9a-f]{12}\)", line["versions"]["A"])
+        said = r"goweb 0\.1\.0 \([\w.-]+ [\w.-]+\.pt sha256:[0-9a-f]{12}\)"
+        assert re.fullmatch(said, line["versions"]["A"])
         assert line["versions"]["B"] == "GNU Go 3.8"
     games = summary["results"]
     assert [(g["black"], g["white"]) for g in games] == [("A", "B"), ("B", "A")]

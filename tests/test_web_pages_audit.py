@@ -6,6 +6,7 @@ asks first, and the list of games tells uploads apart."""
 
 from __future__ import annotations
 
+import datetime
 import json
 import os
 import subprocess
@@ -304,7 +305,9 @@ def test_the_list_tells_uploads_apart_and_names_the_kinds(client) -> None:
     page = client.get("/games").content.decode()
     assert "Kisei · round 3 · 2024-03-01" in page
     assert "Kisei, game 3 · 2023-11-20" in page  # the event once, in the name
-    assert page.count('class="meta game-details"') == 2  # none for a record that says nothing more
+    assert page.count('class="meta game-details"') == 3  # none for a record that says nothing more
+    played = datetime.date.today().isoformat()  # the game against the bot: the day it was made
+    assert f'<span class="meta game-details">{played}</span>' in page
     assert "<td>uploaded for review</td>" in page and "<td>played against the bot</td>" in page
     assert "<td>review</td>" not in page and "<td>play</td>" not in page
 
