@@ -4,8 +4,10 @@ A form's token stops matching when the browser's session changes after the page 
 in or out in another tab, or a session that expired.  Django's own page for it says so in its
 developers' words, unstyled under the site's Content-Security-Policy, and the text typed or pasted
 in the form (an SGF record, say) is lost with it.  This page says what happened in the site's
-style, and shows the form's text fields back, read-only, to copy before reloading.  Passwords are
-not shown back: they are typed again.
+style, and shows the form's text fields back, read-only, to copy before reloading, when the form
+was sent from one of the site's own pages (its ``Referer``, which browsers send to the same site
+under Django's ``same-origin`` referrer policy): another site's page posting here gets no text of
+its own shown under this site's name.  Passwords are not shown back: they are typed again.
 """
 
 from __future__ import annotations
@@ -47,21 +49,27 @@ def posted_fields(request: HttpRequest) -> tuple[list[tuple[str, str, int]], lis
     return fields, files
 
 
+def own_referer(request: HttpRequest) -> str | None:
+    """Return the page that sent the form (its ``Referer``) when it is one of the site's own, else None."""
+    referer = request.META.get("HTTP_REFERER", "")
+    try:
+        ours = bool(referer) and url_has_allowed_host_and_scheme(referer, {request.get_host()},
+                                                                 request.is_secure())
+    except DisallowedHost:
+        ours = False
+    return referer if ours else None
+
+
 def page_to_reload(request: HttpRequest) -> str:
     """Return the page that sent the form (its ``Referer``, when one of the site's own), else the
     refused request's URL."""
-    referer = request.META.get("HTTP_REFERER", "")
-    try:
-        ours = url_has_allowed_host_and_scheme(referer, {request.get_host()}, request.is_secure())
-    except DisallowedHost:
-        ours = False
-    return referer if ours else request.get_full_path()
+    return own_referer(request) or request.get_full_path()
 
 
 def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
     """Answer a form refused by the CSRF check with a 403 page saying that the session changed and
-    showing back what was entered."""
-    fields, files = posted_fields(request)
+    showing back what was entered from one of the site's own pages."""
+    fields, files = posted_fields(request) if own_referer(request) else ([], [])
     context = {
         "csrf_failed": True,
         "reason": reason,

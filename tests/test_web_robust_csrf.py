@@ -49,19 +49,24 @@ def test_a_paste_refused_after_a_log_in_in_another_tab_is_shown_back_and_can_be_
 
 def test_passwords_are_not_shown_back_and_a_file_is_named_to_choose_again() -> None:
     browser = Client(enforce_csrf_checks=True)
-    refused = browser.post("/accounts/login/", {"username": "ada", "password": "secret words 123"})
+    refused = browser.post("/accounts/login/", {"username": "ada", "password": "secret words 123"},
+                           HTTP_REFERER="http://testserver/accounts/login/")
     page = refused.content.decode()
     assert refused.status_code == 403 and "ada</textarea>" in page and "secret words" not in page
-    assert '<a href="/accounts/login/" id="reload">' in page  # no Referer: the form's own URL
-    sent = browser.post("/review", {"file": SimpleUploadedFile("game.sgf", SGF.encode())})
+    sent = browser.post("/review", {"file": SimpleUploadedFile("game.sgf", SGF.encode())},
+                        HTTP_REFERER="http://testserver/review")
     page = sent.content.decode()
     assert sent.status_code == 403 and "The file game.sgf was not kept: choose it again." in page
     assert "<textarea" not in page
 
 
-def test_a_referer_of_another_site_is_not_offered_as_the_page_to_reload() -> None:
-    refused = Client(enforce_csrf_checks=True).post("/review", {"text": SGF}, HTTP_REFERER="https://evil.example/x")
-    assert '<a href="/review" id="reload">' in refused.content.decode()
+@pytest.mark.parametrize("referer", ["https://evil.example/x", None])
+def test_a_form_from_another_site_or_from_nowhere_gets_neither_its_page_nor_its_text_shown(referer) -> None:
+    headers = {"HTTP_REFERER": referer} if referer else {}
+    refused = Client(enforce_csrf_checks=True).post("/review", {"text": SGF}, **headers)
+    page = refused.content.decode()
+    assert refused.status_code == 403 and '<a href="/review" id="reload">' in page  # the form's own URL
+    assert "<textarea" not in page and "first line" not in page  # no text shown under the site's name
 
 
 def test_a_refused_body_too_large_to_read_gets_the_page_without_its_fields(settings) -> None:
