@@ -24,6 +24,7 @@ from tests.test_web_browser import (  # noqa: F401 - the fixtures browser, page 
     start_timed_game,
     status_starts,
     stones,
+    upload,
 )
 
 
@@ -318,3 +319,24 @@ def test_the_result_says_who_won_in_the_players_words(page, site: Site) -> None:
     assert words == ["the bot resigned: you won", "you ran out of time: the bot won",
                      "the bot ran out of time: you won", "the bot won by 57.5 points", "you won by 1 point",
                      "a draw"]
+
+
+def test_display_settings_are_remembered_across_visits_and_board_pages(page, site: Site) -> None:
+    game_id = new_game(page, site)
+    assert page.is_checked("#show-coords") and not page.is_checked("#show-numbers")  # the defaults
+    page.uncheck("#show-coords")
+    page.check("#show-numbers")
+    assert page.locator("#goban .coords").count() == 0
+    page.reload()
+    status_starts(page, "Your move")
+    assert not page.is_checked("#show-coords") and page.is_checked("#show-numbers")
+    assert page.locator("#goban .coords").count() == 0  # drawn as remembered from the start
+    upload(page, site, "(;GM[1]FF[4]SZ[9]KM[7.5];B[ee];W[cc])")  # the review page shares them
+    assert not page.is_checked("#show-coords") and page.is_checked("#show-numbers")
+    page.select_option("#graph-mode", "score")
+    page.reload()
+    page.wait_for_selector("#goban .grid")
+    assert page.input_value("#graph-mode") == "score" and not page.is_checked("#show-coords")
+    page.goto(f"{site.url}/game/{game_id}/")
+    status_starts(page, "Your move")
+    assert not page.is_checked("#teach")  # what asks the server for work starts afresh

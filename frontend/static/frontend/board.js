@@ -8,6 +8,7 @@
 import { comparePage } from "./js/compare.js";
 import { $ } from "./js/dom.js";
 import { playPage } from "./js/play.js";
+import { rememberDisplay } from "./js/remembered.js";
 import { reviewPage } from "./js/review.js";
 import { BoardSocket } from "./js/socket.js";
 
@@ -23,5 +24,6 @@ const pages = {
   review: () => reviewPage(socket, { readOnly: layout.dataset.readOnly === "true" }),
   compare: () => comparePage(socket),
 };
+rememberDisplay(); // before the page draws with them
 pages[layout.dataset.page]();
 socket.connect();
