@@ -214,6 +214,7 @@ def test_undo_and_pass_are_disabled_with_the_reason_when_they_cannot_work(page, 
     page.select_option("#id_bot_level", "rules")
     page.fill("#id_handicap", "2")
     page.click("button[type=submit]")
+    page.wait_for_selector("#status")  # the game's page, not the form still going away
     status_starts(page, "Your move (Black), move 2")
     assert undo.is_disabled() and undo.get_attribute("title").startswith("Nothing to take back")
 
