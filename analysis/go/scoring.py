@@ -92,14 +92,14 @@ def area_score(pos: Position, dead: Iterable[int] = ()) -> Score:
                  int((owners == 0).sum()))
 
 
-def seki_points(stones: np.ndarray) -> list[int]:
+def seki_points(stones: np.ndarray, owners: np.ndarray | None = None) -> list[int]:
     """Return the seki points of an int8 (size, size) board whose dead stones are off: the empty
     points bordered by both colours where a stone of either colour would be in atari (or may not
     be played), flat indices in order.  Dame between settled groups are not: a stone there keeps
-    the liberties of the group it joins."""
+    the liberties of the group it joins.  ``owners``: the board's area owners, when known."""
     size = stones.shape[0]
     flat = stones.ravel()
-    owners = _owners(stones).ravel()
+    owners = (_owners(stones) if owners is None else owners).ravel()
     position: Position | None = None
     found = []
     for point in np.flatnonzero((flat == 0) & (owners == 0)).tolist():
@@ -126,7 +126,7 @@ def _without_seki_eyes(stones: np.ndarray, owners: np.ndarray) -> np.ndarray:
     a string short of liberties at the end of a game is not a seki)."""
     size = stones.shape[0]
     flat, owned = stones.ravel(), owners.ravel().copy()
-    seki = seki_points(stones)
+    seki = seki_points(stones, owners)
     if not seki:
         return owners
     in_seki = np.zeros(size * size, dtype=bool)  # the stones of the strings that border a seki point
